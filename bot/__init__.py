@@ -1,0 +1,1 @@
+"""paperbot: retrieval-augmented Q&A over scientific abstracts, every sentence cited."""

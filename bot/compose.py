@@ -1,0 +1,197 @@
+"""The extractive answer composer: a short cited summary from the abstracts' own sentences.
+
+Needs no language model. It ranks the sentences of the retrieved papers against the
+question (dense similarity plus shared terms), keeps the best few, most relevant first,
+and cites each with `[n]`. "Which papers ..." questions get a list of papers with their key
+sentence. It does not search; it is given a SearchResult.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from bot import citations, sentences
+from bot.lexical import tokenize, words
+from bot.settings import AnswerSettings
+from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
+
+Embed = Callable[[list[str]], np.ndarray]
+
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers?|works?|"
+    r"abstracts?|studies|articles?|methods|approaches)\b|^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
+    re.IGNORECASE,
+)
+# First-person openers rewritten so sentences from several papers read as a summary.
+_PRONOUNS = [
+    (re.compile(r"^(?:In this (?:paper|work),?\s+)?[Ww]e\b"), "The authors"),
+    (re.compile(r"^(?:This|Our) (?:paper|work)\b"), "The paper"),
+    (re.compile(r"^Our\b"), "Their"),
+    (re.compile(r"\bwe\b"), "they"),
+    (re.compile(r"\bour\b"), "their"),
+    (re.compile(r"\bus\b"), "them"),
+]
+
+
+@dataclass(frozen=True)
+class _Scored:
+    hit: Hit
+    sentence: str
+    score: float
+    position: int
+
+
+def is_list_question(question: str) -> bool:
+    """Example: is_list_question("Which papers use GRPO?") -> True"""
+    return bool(_LIST_QUESTION.search(question))
+
+
+def third_person(sentence: str) -> str:
+    """Example: third_person("We propose X, our method.") -> 'The authors propose X, their method.'"""
+    out = sentence
+    for pattern, repl in _PRONOUNS:
+        out = pattern.sub(repl, out)
+    return out
+
+
+class Composer:
+    """Builds Answers from search results with the embedding model for sentence scoring."""
+
+    def __init__(self, embed: Embed, settings: AnswerSettings) -> None:
+        self._embed = embed
+        self._settings = settings
+
+    def compose(self, question: str, result: SearchResult) -> Answer:
+        """A cited answer to `question` from the papers in `result`."""
+        if result.abstained or not result.hits:
+            return self._abstain(question, result)
+        listing = is_list_question(question)
+        relevant = self._relevant(result, listing)
+        scored = self._score_sentences(question, relevant)
+        if listing:
+            return self._list(question, result, relevant, scored)
+        return self._summary(question, result, scored)
+
+    def _relevant(self, result: SearchResult, listing: bool) -> list[Hit]:
+        best = result.hits[0].score
+        cutoff = self._settings.relative_cutoff * (0.8 if listing else 1.0)
+        most = self._settings.list_max if listing else self._settings.max_papers
+        return [h for h in result.hits if h.score >= cutoff * best][:most]
+
+    def _score_sentences(self, question: str, hits: list[Hit]) -> list[_Scored]:
+        pairs = [(h, s) for h in hits for s in sentences.split(h.paper.display)]
+        if not pairs:
+            return []
+        vectors = self._embed([question] + [s for _, s in pairs])
+        sims = vectors[1:] @ vectors[0]
+        query_terms = set(tokenize(question))
+        best = hits[0].score or 1.0
+        out: list[_Scored] = []
+        position: dict[str, int] = {}
+        for (hit, sentence), sim in zip(pairs, sims, strict=True):
+            terms = set(tokenize(sentence))
+            overlap = len(query_terms & terms) / len(query_terms) if query_terms else 0.0
+            index = position.get(hit.paper.paper_id, 0)
+            position[hit.paper.paper_id] = index + 1
+            # e.g. sim 0.55, overlap 0.5, paper at 0.8 of the best -> (0.385+0.15)*0.9 = 0.48
+            relevance = (0.7 * float(sim) + 0.3 * overlap) * (0.5 + 0.5 * hit.score / best)
+            out.append(_Scored(hit, sentence, relevance, index))
+        return out
+
+    def _summary(self, question: str, result: SearchResult, scored: list[_Scored]) -> Answer:
+        ranked = sorted(scored, key=lambda s: -s.score)
+        if not ranked:
+            return self._abstain(question, result)
+        floor = 0.6 * ranked[0].score
+        chosen: list[_Scored] = []
+        per_paper: dict[str, int] = {}
+        for item in ranked:
+            pid = item.hit.paper.paper_id
+            if len(chosen) >= self._settings.max_sentences or item.score < floor:
+                break
+            if per_paper.get(pid, 0) >= 2 or len(item.sentence) < 25:
+                continue
+            per_paper[pid] = per_paper.get(pid, 0) + 1
+            chosen.append(item)
+        numbers = _numbering(chosen)
+        parts: list[AnswerSentence] = []
+        for item in chosen:
+            n = numbers[item.hit.paper.paper_id]
+            parts.append(AnswerSentence(third_person(item.sentence), (n,), item.sentence))
+        markdown = " ".join(citations.cite(p.text, p.citations) for p in parts)
+        return Answer(
+            question=question,
+            markdown=markdown,
+            abstained=False,
+            citations=_citations(chosen, numbers),
+            sentences=tuple(parts),
+            hits=result.hits,
+        )
+
+    def _list(
+        self, question: str, result: SearchResult, hits: list[Hit], scored: list[_Scored]
+    ) -> Answer:
+        key: dict[str, _Scored] = {}
+        for item in scored:
+            pid = item.hit.paper.paper_id
+            if pid not in key or item.score > key[pid].score:
+                key[pid] = item
+        chosen = [key[h.paper.paper_id] for h in hits if h.paper.paper_id in key]
+        numbers = _numbering(chosen)
+        parts: list[AnswerSentence] = []
+        lines = [f"{len(chosen)} paper{'s' if len(chosen) != 1 else ''} in the corpus match:", ""]
+        for item in chosen:
+            n = numbers[item.hit.paper.paper_id]
+            text = third_person(item.sentence)
+            parts.append(AnswerSentence(text, (n,), item.sentence))
+            lines.append(f"- **{item.hit.paper.label}**: {citations.cite(text, (n,))}")
+        return Answer(
+            question=question,
+            markdown="\n".join(lines),
+            abstained=False,
+            citations=_citations(chosen, numbers),
+            sentences=tuple(parts),
+            hits=result.hits,
+        )
+
+    def _abstain(self, question: str, result: SearchResult) -> Answer:
+        nearest = list(result.hits[:3])
+        parts = [AnswerSentence(citations.ABSTAIN_MESSAGE, ())]
+        numbers = {h.paper.paper_id: i for i, h in enumerate(nearest, start=1)}
+        if nearest:
+            topics = [f"{h.paper.label} ({_gist(h)}) {citations.marker([numbers[h.paper.paper_id]])}" for h in nearest]
+            closest = "The nearest abstracts are about: " + "; ".join(topics) + "."
+            parts.append(AnswerSentence(closest, tuple(numbers.values())))
+        return Answer(
+            question=question,
+            markdown=" ".join(p.text for p in parts),
+            abstained=True,
+            citations=tuple(Citation(numbers[h.paper.paper_id], h.paper) for h in nearest),
+            sentences=tuple(parts),
+            hits=result.hits,
+        )
+
+
+def _gist(hit: Hit) -> str:
+    """A few words saying what a paper is about: its title or the start of its first sentence."""
+    if hit.paper.title:
+        return hit.paper.title
+    first = (sentences.split(hit.paper.display) or [hit.paper.display])[0]
+    cut = words(first)[:10]
+    return " ".join(first.split()[: len(cut)]).rstrip(",;:") + "…"
+
+
+def _numbering(chosen: list[_Scored]) -> dict[str, int]:
+    numbers: dict[str, int] = {}
+    for item in chosen:
+        numbers.setdefault(item.hit.paper.paper_id, len(numbers) + 1)
+    return numbers
+
+
+def _citations(chosen: list[_Scored], numbers: dict[str, int]) -> tuple[Citation, ...]:
+    papers = {item.hit.paper.paper_id: item.hit.paper for item in chosen}
+    return tuple(Citation(n, papers[pid]) for pid, n in sorted(numbers.items(), key=lambda x: x[1]))

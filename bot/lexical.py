@@ -1,0 +1,139 @@
+"""The one owner of bm25s: a BM25 index over paper texts, persisted beside the vectors.
+
+Tokenisation keeps ML jargon whole ("cal-spi", "χ-bench", "fp4") and also indexes its parts,
+stemmed ("cal", "spi"), so both spellings match. It scores papers; it does not fuse scores
+with dense retrieval (see bot.retrieve).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import shutil
+from functools import lru_cache
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+log = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
+_STOP = frozenset(STOPWORDS_EN) | {"we", "our", "us", "paper", "papers", "propose", "proposed"}
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    """Surface words of `text`, lower case, jargon kept whole.
+
+    Example: words("Cal-SPI beats GRPO.") -> ['cal-spi', 'beats', 'grpo']
+    """
+    return [w.strip(".") for w in _WORD.findall(text.lower()) if w.strip(".")]
+
+
+def word_tokens(word: str) -> list[str]:
+    """Index terms of one word: the whole compound and its stemmed parts, stopwords dropped.
+
+    Example: word_tokens("cal-spi") -> ['cal-spi', 'cal', 'spi']
+    """
+    parts = [p for p in re.split(r"[-.+/]", word) if p]
+    out: list[str] = []
+    if len(parts) > 1:
+        out.append(word)
+    stem = _stemmer().stemWord
+    out.extend(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """All index terms of `text`. Example: tokenize("Safe RL agents") -> ['safe', 'rl', 'agent']"""
+    return [t for w in words(text) for t in word_tokens(w)]
+
+
+class LexicalIndex:
+    """BM25 scores for every paper, in a fixed paper order."""
+
+    def __init__(self, paper_ids: list[str], retriever: bm25s.BM25) -> None:
+        self.paper_ids = paper_ids
+        self._bm25 = retriever
+        self._position = {pid: i for i, pid in enumerate(paper_ids)}
+        indptr = np.asarray(retriever.scores["indptr"])
+        self._df = np.diff(indptr)  # documents containing each vocabulary term
+        self._n = max(1, len(paper_ids))
+        self._unseen_idf = math.log(1 + (self._n + 0.5) / 0.5)
+
+    @classmethod
+    def build(cls, docs: dict[str, str]) -> LexicalIndex:
+        """Index `docs` {paper_id: text}."""
+        ids = sorted(docs)
+        corpus = [tokenize(docs[pid]) or [""] for pid in ids]
+        retriever = bm25s.BM25(k1=1.2, b=0.75)
+        if ids:
+            retriever.index(corpus, show_progress=False)
+        return cls(ids, retriever)
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every paper (in `paper_ids` order) for `query`."""
+        terms = [t for t in tokenize(query) if t in self._bm25.vocab_dict]
+        if not terms or not self.paper_ids:
+            return np.zeros(len(self.paper_ids), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of an index term (0 when unknown)."""
+        tid = self._bm25.vocab_dict.get(term)
+        if tid is None or tid >= len(self._df):
+            return 0.0
+        df = int(self._df[tid])
+        return math.log(1 + (self._n - df + 0.5) / (df + 0.5))
+
+    def coverage(self, query: str, text: str) -> tuple[float, tuple[str, ...]]:
+        """Idf-weighted share of the query's words found in `text`, and those words.
+
+        Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
+        """
+        present = set(tokenize(text))
+        total = found = 0.0
+        matched: list[str] = []
+        for word in dict.fromkeys(words(query)):
+            terms = word_tokens(word)
+            if not terms:
+                continue
+            # a word the corpus never uses is as rare as a word can be
+            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            total += weight
+            if terms[0] in present or all(t in present for t in terms[1:] or terms):
+                found += weight
+                matched.append(word)
+        return (found / total if total else 0.0), tuple(matched)
+
+    def save(self, folder: Path, version: int) -> None:
+        """Persist the index; `version` is the registry version it was built from."""
+        tmp = folder.with_name(folder.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if self.paper_ids:
+            self._bm25.save(str(tmp / "bm25"))
+        (tmp / "index.json").write_text(json.dumps({"version": version, "ids": self.paper_ids}))
+        shutil.rmtree(folder, ignore_errors=True)
+        tmp.rename(folder)
+
+    @classmethod
+    def load(cls, folder: Path, version: int) -> LexicalIndex | None:
+        """The saved index if it was built from registry `version`, else None."""
+        try:
+            meta = json.loads((folder / "index.json").read_text())
+            if meta["version"] != version or not meta["ids"]:
+                return None
+            return cls(meta["ids"], bm25s.BM25.load(str(folder / "bm25")))
+        except (OSError, ValueError, KeyError) as exc:
+            log.info("lexical index in %s not usable (%s); rebuilding", folder, exc)
+            return None

@@ -1,0 +1,112 @@
+"""The paper registry: every stored paper with its text, label, metadata and sources.
+
+A SQLite file in the store folder, written in transactions so that a crash or a bad file
+never leaves it half-updated. It knows nothing of vectors; Chroma holds those.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bot.errors import StoreError
+from bot.types import Paper, Source
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS papers (
+    paper_id TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    label TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _to_row(paper: Paper) -> tuple[str, str, str, str]:
+    data = {
+        "text": paper.text,
+        "display": paper.display,
+        "title": paper.title,
+        "authors": list(paper.authors),
+        "year": paper.year,
+        "venue": paper.venue,
+        "url": paper.url,
+        "sources": [s.to_dict() for s in paper.sources],
+    }
+    return paper.paper_id, paper.content_hash, paper.label, json.dumps(data, ensure_ascii=False)
+
+
+def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
+    data: dict[str, Any] = json.loads(blob)
+    return Paper(
+        paper_id=paper_id,
+        text=data["text"],
+        display=data["display"],
+        label=label,
+        content_hash=content_hash,
+        sources=tuple(Source.from_dict(s) for s in data["sources"]),
+        title=data.get("title"),
+        authors=tuple(data.get("authors") or ()),
+        year=data.get("year"),
+        venue=data.get("venue"),
+        url=data.get("url"),
+    )
+
+
+class Registry:
+    """Papers by id, persisted in `folder/papers.sqlite`."""
+
+    def __init__(self, folder: Path) -> None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(folder / "papers.sqlite", check_same_thread=False)
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(
+                f"cannot open the paper registry in {folder}: {exc}; check the folder is "
+                "writable, or choose another with --store"
+            ) from exc
+        self.folder = folder
+        self._cache: dict[str, Paper] | None = None
+
+    def papers(self) -> dict[str, Paper]:
+        """Every stored paper by id (cached until the next write)."""
+        if self._cache is None:
+            rows = self._db.execute("SELECT paper_id, content_hash, label, data FROM papers")
+            self._cache = {row[0]: _from_row(*row) for row in rows}
+        return self._cache
+
+    def write(self, upsert: Iterable[Paper] = (), delete: Iterable[str] = ()) -> None:
+        """Add or replace papers and delete others, all in one transaction."""
+        with self._db:
+            self._db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert]
+            )
+            self._db.execute(
+                "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            )
+        self._cache = None
+
+    def version(self) -> int:
+        """Increases with every write; names the lexical index built from this content."""
+        return int(self.get_meta("version") or 0)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
+                (key, value, value),
+            )
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,143 @@
+"""Pure functions turning answers and search results into JSON and chat markup.
+
+Used by the CLI (JSON) and the UI (markdown and HTML); tested without a browser.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+from bot.types import Answer, IngestReport, Paper, SearchResult, Source
+
+
+def source_dict(source: Source) -> dict[str, Any]:
+    """A source with its file shown relative to the working folder when inside it."""
+    data = source.to_dict()
+    try:
+        data["file"] = os.path.relpath(source.file)
+        if data["file"].startswith(".."):
+            data["file"] = source.file
+    except ValueError:
+        pass
+    return data
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    """The `search --json` object."""
+    return {
+        "query": result.query,
+        "abstained": result.abstained,
+        "results": [
+            {
+                "rank": rank,
+                "paper_id": hit.paper.paper_id,
+                "source_id": hit.paper.source_id,
+                "label": hit.paper.label,
+                "score": hit.score,
+                "text": hit.paper.text,
+                "sources": [source_dict(s) for s in hit.paper.sources],
+                "why": {
+                    "lexical": hit.lexical,
+                    "dense": hit.dense,
+                    "matched_terms": list(hit.matched_terms),
+                },
+            }
+            for rank, hit in enumerate(result.hits, start=1)
+        ],
+    }
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """The `ask --json` object."""
+    return {
+        "question": answer.question,
+        "answer": answer.markdown,
+        "abstained": answer.abstained,
+        "citations": [
+            {"n": c.n, "paper_id": c.paper.paper_id, "label": c.paper.label, "text": c.paper.text}
+            for c in answer.citations
+        ],
+        "sentences": [{"text": s.text, "citations": list(s.citations)} for s in answer.sentences],
+    }
+
+
+def ingest_json(report: IngestReport) -> dict[str, Any]:
+    """The `ingest --json` object."""
+    return {
+        "papers": report.papers,
+        "added": report.added,
+        "updated": report.updated,
+        "removed": report.removed,
+        "unchanged": report.unchanged,
+        "seconds": report.seconds,
+    }
+
+
+def ingest_line(report: IngestReport) -> str:
+    """Example: '53 papers: 53 added, 0 updated, 0 removed, 0 unchanged (41.2 s)'"""
+    return (
+        f"{report.papers} papers: {report.added} added, {report.updated} updated, "
+        f"{report.removed} removed, {report.unchanged} unchanged ({report.seconds:.1f} s)"
+    )
+
+
+def search_text(result: SearchResult) -> str:
+    """A search result for a terminal."""
+    lines = []
+    if result.abstained:
+        lines.append("Nothing in the corpus seems to be about this; the nearest papers:")
+    for rank, hit in enumerate(result.hits, start=1):
+        first = hit.paper.display[:160] + ("…" if len(hit.paper.display) > 160 else "")
+        terms = ", ".join(hit.matched_terms) or "-"
+        lines.append(f"{rank:>2}. {hit.paper.label}  score {hit.score:.3f}  terms: {terms}")
+        lines.append(f"    {first}")
+    return "\n".join(lines)
+
+
+def answer_text(answer: Answer) -> str:
+    """An answer for a terminal: the markdown, then the numbered references."""
+    refs = [f"[{c.n}] {c.paper.label}: {c.paper.display[:120]}…" for c in answer.citations]
+    return answer.markdown + ("\n\n" + "\n".join(refs) if refs else "")
+
+
+def highlight(paper: Paper, used: list[str]) -> str:
+    """The abstract as HTML with the sentences an answer used marked.
+
+    Example: highlight(p, ["It works."]) -> '... <mark>It works.</mark> ...'
+    """
+    text = html.escape(paper.display)
+    for sentence in sorted(set(used), key=len, reverse=True):
+        escaped = html.escape(sentence)
+        if escaped and escaped in text:
+            text = text.replace(escaped, f"<mark>{escaped}</mark>", 1)
+    return text
+
+
+def citations_html(answer: Answer) -> str:
+    """The citation panel: each cited paper with its label, sources and highlighted abstract."""
+    if not answer.citations:
+        return "<p><em>No abstracts cited.</em></p>"
+    used: dict[int, list[str]] = {}
+    for sentence in answer.sentences:
+        for n in sentence.citations:
+            used.setdefault(n, []).append(sentence.paper_sentence or sentence.text)
+    blocks = []
+    for c in answer.citations:
+        where = ", ".join(html.escape(Path(s.file).name + (f":{s.line}" if s.line else f" #{s.record}")) for s in c.paper.sources)
+        title = f"<div class='pb-title'>{html.escape(c.paper.title)}</div>" if c.paper.title else ""
+        blocks.append(
+            f"<div class='pb-citation' id='cite-{c.n}'>"
+            f"<div class='pb-head'><b>[{c.n}] {html.escape(c.paper.label)}</b> "
+            f"<span class='pb-where'>{where}</span></div>{title}"
+            f"<div class='pb-abstract'>{highlight(c.paper, used.get(c.n, []))}</div></div>"
+        )
+    return "\n".join(blocks)
+
+
+def chat_markdown(answer: Answer) -> str:
+    """The chat bubble: the answer, then a compact reference list."""
+    refs = "\n".join(f"[{c.n}] **{c.paper.label}**" for c in answer.citations)
+    return f"{answer.markdown}\n\n{refs}" if refs else answer.markdown

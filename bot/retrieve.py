@@ -1,0 +1,123 @@
+"""Hybrid retrieval: BM25 and dense chunk scores fused and aggregated to papers.
+
+A paper appears once, scored by its best chunk (dense) and its whole text (BM25). The
+search abstains when neither kind of evidence says the corpus is about the query. It never
+calls a language model and composes no answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from bot.errors import QueryError
+from bot.lexical import LexicalIndex
+from bot.settings import RetrievalSettings
+from bot.store import ChunkMatch, VectorStore
+from bot.types import Hit, Paper, SearchResult
+
+Embed = Callable[[list[str]], np.ndarray]
+# How many BM25 leaders join the dense candidates before fusion.
+_LEXICAL_CANDIDATES = 100
+# Papers whose coverage is checked for abstention.
+_ABSTAIN_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why the search did or did not abstain."""
+
+    best_dense: float
+    best_coverage: float
+
+
+class Retriever:
+    """Searches one corpus: the registry's papers, their BM25 index and their vectors."""
+
+    def __init__(
+        self,
+        papers: dict[str, Paper],
+        lexical: LexicalIndex,
+        store: VectorStore,
+        embed: Embed,
+        settings: RetrievalSettings,
+    ) -> None:
+        self._papers = papers
+        self._lexical = lexical
+        self._store = store
+        self._embed = embed
+        self._settings = settings
+
+    def search(self, query: str, k: int | None = None) -> SearchResult:
+        """The `k` best papers for `query`."""
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
+        """Search several queries at once (one embedding pass, one Chroma call)."""
+        for query in queries:
+            if not query or not query.strip():
+                raise QueryError("the query is empty; type a question or some keywords")
+        if not self._papers:
+            raise QueryError(
+                "the store is empty; run `paperbot ingest` first (no path: the bundled seeds)"
+            )
+        vectors = self._embed(queries)
+        matches = self._store.query(vectors, self._settings.dense_candidates)
+        return [
+            self._rank(q, m, k or self._settings.k) for q, m in zip(queries, matches, strict=True)
+        ]
+
+    def _rank(self, query: str, matches: list[ChunkMatch], k: int) -> SearchResult:
+        dense: dict[str, float] = {}
+        for match in matches:
+            if match.paper_id in self._papers:  # orphan vectors of removed papers are ignored
+                dense[match.paper_id] = max(dense.get(match.paper_id, -1.0), match.similarity)
+        bm25 = self._lexical.scores(query)
+        ids = self._lexical.paper_ids
+        top_lexical = np.argsort(-bm25)[:_LEXICAL_CANDIDATES]
+        candidates = set(dense) | {ids[i] for i in top_lexical if bm25[i] > 0}
+        candidates &= set(self._papers)
+        if not candidates:
+            candidates = set(list(self._papers)[:k])
+        lexical_by_id = {ids[i]: float(bm25[i]) for i in top_lexical}
+        best_bm25 = max(lexical_by_id.values(), default=0.0)
+        floor = min(dense.values(), default=0.0)
+        top = max(dense.values(), default=0.0)
+        spread = max(top - floor, 1e-6)
+        weight = self._settings.lexical_weight
+
+        scored: list[tuple[float, float, float, str]] = []
+        for pid in candidates:
+            lex = lexical_by_id.get(pid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
+            cos = dense.get(pid, floor)
+            dense_norm = (cos - floor) / spread
+            scored.append((weight * lex + (1 - weight) * dense_norm, lex, cos, pid))
+        scored.sort(key=lambda s: (-s[0], s[3]))
+
+        hits: list[Hit] = []
+        for fused, lex, cos, pid in scored[:k]:
+            paper = self._papers[pid]
+            _, terms = self._lexical.coverage(query, paper.searchable_text())
+            hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms))
+        evidence = self._evidence(query, hits, top)
+        abstained = (
+            evidence.best_dense < self._settings.abstain_dense
+            and evidence.best_coverage < self._settings.abstain_lexical
+        )
+        reason = (
+            f"best dense similarity {evidence.best_dense:.2f} < {self._settings.abstain_dense} "
+            f"and best query-term coverage {evidence.best_coverage:.2f} < "
+            f"{self._settings.abstain_lexical}"
+            if abstained
+            else ""
+        )
+        return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
+
+    def _evidence(self, query: str, hits: list[Hit], best_dense: float) -> Evidence:
+        coverage = max(
+            (self._lexical.coverage(query, h.paper.searchable_text())[0] for h in hits[:_ABSTAIN_DEPTH]),
+            default=0.0,
+        )
+        return Evidence(best_dense=best_dense, best_coverage=coverage)

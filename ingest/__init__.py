@@ -1,0 +1,1 @@
+"""The offline job: read abstract files, normalise, deduplicate, label, chunk, embed, write."""

@@ -1,0 +1,68 @@
+"""Normalise abstracts: the content key behind paper ids, and readable display text.
+
+The raw text is never changed; `display` renders markdown emphasis and LaTeX fragments
+("**bold**", "\\textbf{X}", "$\\chi$") as plain readable text. This module does not split
+sentences or count tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text
+
+_MATH = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$")
+# \cmd{arg} or \cmd (text-mode commands outside math)
+_COMMAND = re.compile(r"\\[a-zA-Z]+\*?(?:\{[^{}]*\})*")
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])")
+_DOUBLE_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
+_ESCAPED = re.compile(r"\\([%&#_$])")  # \% -> %
+
+
+def normalised(text: str) -> str:
+    """The comparison form of an abstract: NFKC, one space between words, lower case.
+
+    Example: normalised("A  Study\\nof X") -> 'a study of x'
+    """
+    return " ".join(unicodedata.normalize("NFKC", text).split()).lower()
+
+
+def paper_id(text: str) -> str:
+    """Stable id of an abstract, from its normalised content.
+
+    Example: paper_id("A study of X.") == paper_id("a  study of X.")
+    """
+    return "p" + hashlib.sha256(normalised(text).encode()).hexdigest()[:12]
+
+
+def content_hash(*parts: str | None) -> str:
+    """Hash of everything that decides what is embedded and indexed for a paper."""
+    blob = "\x1f".join(p or "" for p in parts)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _latex() -> LatexNodes2Text:
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+
+
+def _latex_to_text(fragment: str) -> str:
+    try:
+        return _latex().latex_to_text(fragment).strip()
+    except Exception:  # pylatexenc is lenient, but never let display rendering fail ingest
+        return fragment
+
+
+def display(text: str) -> str:
+    """`text` with markdown emphasis and LaTeX rendered readably, on one line per paragraph.
+
+    Example: display("**STAR** beats $\\chi$-Bench by \\textbf{5}%") -> 'STAR beats χ-Bench by 5%'
+    """
+    out = " ".join(text.split())
+    out = _MATH.sub(lambda m: _latex_to_text(_DOUBLE_BACKSLASH.sub(r"\\", m.group(1))), out)
+    out = _COMMAND.sub(lambda m: _latex_to_text(m.group(0)), out)
+    out = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", out)
+    return _ESCAPED.sub(r"\1", out)
