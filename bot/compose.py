@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot import citations, sentences
-from bot.lexical import tokenize, words
+from bot.lexical import tokenize, tokenize_query, words
 from bot.settings import AnswerSettings
 from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
 
@@ -88,7 +88,7 @@ class Composer:
             return []
         vectors = self._embed([question] + [s for _, s in pairs])
         sims = vectors[1:] @ vectors[0]
-        query_terms = set(tokenize(question))
+        query_terms = set(tokenize_query(question))
         best = hits[0].score or 1.0
         out: list[_Scored] = []
         position: dict[str, int] = {}

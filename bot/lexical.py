@@ -24,6 +24,15 @@ log = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
 _STOP = frozenset(STOPWORDS_EN) | {"we", "our", "us", "paper", "papers", "propose", "proposed"}
+# Words of how a question is asked, not of what it is about; dropped from queries only.
+_QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did is are was were can could would "
+    "should may might any some there here i me my you your about tell explain describe show "
+    "find list give get work works study studies article articles abstract abstracts research "
+    "approach approaches method methods use uses using used has have had been being from than "
+    "so very also more most other others its it's them those one ones like way ways summarize summarise "
+    "summary overview compare comparison explain propose proposes proposed introduce introduces".split()
+)
 
 
 @lru_cache(maxsize=1)
@@ -37,6 +46,14 @@ def words(text: str) -> list[str]:
     Example: words("Cal-SPI beats GRPO.") -> ['cal-spi', 'beats', 'grpo']
     """
     return [w.strip(".") for w in _WORD.findall(text.lower()) if w.strip(".")]
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a query that say what it is about.
+
+    Example: query_words("Which papers use GRPO?") -> ['grpo']
+    """
+    return [w for w in words(text) if w not in _QUESTION_WORDS and w not in _STOP]
 
 
 def word_tokens(word: str) -> list[str]:
@@ -56,6 +73,20 @@ def word_tokens(word: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """All index terms of `text`. Example: tokenize("Safe RL agents") -> ['safe', 'rl', 'agent']"""
     return [t for w in words(text) for t in word_tokens(w)]
+
+
+def tokenize_query(text: str) -> list[str]:
+    """Index terms of a query, question words dropped.
+
+    Example: tokenize_query("Which papers use GRPO?") -> ['grpo']
+    """
+    return [t for w in query_words(text) for t in word_tokens(w)]
+
+
+@lru_cache(maxsize=20000)
+def _term_set(text: str) -> frozenset[str]:
+    # Papers are checked against many queries; tokenising each abstract once is enough.
+    return frozenset(tokenize(text))
 
 
 class LexicalIndex:
@@ -82,7 +113,7 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every paper (in `paper_ids` order) for `query`."""
-        terms = [t for t in tokenize(query) if t in self._bm25.vocab_dict]
+        terms = [t for t in tokenize_query(query) if t in self._bm25.vocab_dict]
         if not terms or not self.paper_ids:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
@@ -100,10 +131,10 @@ class LexicalIndex:
 
         Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
         """
-        present = set(tokenize(text))
+        present = _term_set(text)
         total = found = 0.0
         matched: list[str] = []
-        for word in dict.fromkeys(words(query)):
+        for word in dict.fromkeys(query_words(query)):
             terms = word_tokens(word)
             if not terms:
                 continue

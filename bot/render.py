@@ -141,3 +141,51 @@ def chat_markdown(answer: Answer) -> str:
     """The chat bubble: the answer, then a compact reference list."""
     refs = "\n".join(f"[{c.n}] **{c.paper.label}**" for c in answer.citations)
     return f"{answer.markdown}\n\n{refs}" if refs else answer.markdown
+
+
+# --- Chat UI text (bot.ui shows these; kept here so they are tested without a browser) ---
+
+EMPTY_QUESTION_REPLY = (
+    "Please type a question about the abstracts first, for example: "
+    "*How can reinforcement learning enforce safety constraints at every state?*"
+)
+
+
+def error_reply(message: str) -> str:
+    """A core error as a chat message, never a traceback.
+
+    Example: error_reply("the store is empty") -> 'Sorry, I could not answer that: the store is empty'
+    """
+    return f"Sorry, I could not answer that: {message}"
+
+
+def store_status(count: int, loading: bool = False, report: IngestReport | None = None) -> str:
+    """The UI's one-line status of the store, as markdown.
+
+    Example: store_status(53) -> '📚 **53** papers in the store.'
+    """
+    if loading:
+        return "⏳ The store is empty: loading the bundled abstracts (first run only)…"
+    noun = "paper" if count == 1 else "papers"
+    line = f"📚 **{count}** {noun} in the store."
+    if count == 0:
+        line += " Run `paperbot ingest FILES` to add abstracts."
+    if report is not None:
+        # Only the seed load reports here, so say where the papers came from.
+        line += f" Loaded the bundled abstracts: {ingest_line(report)}."
+    return line
+
+
+def seed_progress(done: int, total: int) -> str:
+    """The progress bar's caption while the seeds are embedded.
+
+    Example: seed_progress(12, 53) -> 'Embedding the bundled abstracts: 12 of 53'
+    """
+    if total <= 0:
+        return "Reading the bundled abstracts and loading the embedding model…"
+    return f"Embedding the bundled abstracts: {done} of {total}"
+
+
+def citations_placeholder() -> str:
+    """The citation panel before any answer."""
+    return "<p class='pb-empty'><em>The abstracts cited by the latest answer appear here.</em></p>"

@@ -31,6 +31,7 @@ class Evidence:
 
     best_dense: float
     best_coverage: float
+    relevance: float  # best_dense + coverage_weight * best_coverage
 
 
 class Retriever:
@@ -102,16 +103,10 @@ class Retriever:
             _, terms = self._lexical.coverage(query, paper.searchable_text())
             hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms))
         evidence = self._evidence(query, hits, top)
-        abstained = (
-            evidence.best_dense < self._settings.abstain_dense
-            and evidence.best_coverage < self._settings.abstain_lexical
-        )
+        abstained = evidence.relevance < self._settings.abstain_below
         reason = (
-            f"best dense similarity {evidence.best_dense:.2f} < {self._settings.abstain_dense} "
-            f"and best query-term coverage {evidence.best_coverage:.2f} < "
-            f"{self._settings.abstain_lexical}"
-            if abstained
-            else ""
+            f"relevance {evidence.relevance:.2f} < {self._settings.abstain_below}: best dense "
+            f"similarity {evidence.best_dense:.2f}, query-word coverage {evidence.best_coverage:.2f}"
         )
         return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
 
@@ -120,4 +115,5 @@ class Retriever:
             (self._lexical.coverage(query, h.paper.searchable_text())[0] for h in hits[:_ABSTAIN_DEPTH]),
             default=0.0,
         )
-        return Evidence(best_dense=best_dense, best_coverage=coverage)
+        relevance = best_dense + self._settings.coverage_weight * coverage
+        return Evidence(best_dense=best_dense, best_coverage=coverage, relevance=relevance)

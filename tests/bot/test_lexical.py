@@ -1,0 +1,64 @@
+"""BM25 index: jargon-aware tokenisation and exact rankings on a small corpus."""
+
+import math
+
+import pytest
+
+from bot.lexical import LexicalIndex, query_words, tokenize
+
+DOCS = {
+    "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
+    "b": "GRPO with FP4 rollouts speeds up reinforcement learning for language models.",
+    "c": "A benchmark for healthcare agents, χ-Bench, with long-horizon tasks.",
+    "d": "Reinforcement learning agents learn policies from rewards in games.",
+}
+
+
+def test_jargon_is_kept_whole_and_split():
+    terms = tokenize("Cal-SPI and FP4 on χ-Bench")
+    assert "cal-spi" in terms and "cal" in terms and "spi" in terms
+    assert "fp4" in terms and "χ-bench" in terms
+
+
+def test_question_words_are_not_query_terms():
+    assert query_words("Which papers use GRPO?") == ["grpo"]
+
+
+def test_exact_ranking_on_small_corpus():
+    index = LexicalIndex.build(DOCS)
+    ranked = lambda q: [index.paper_ids[i] for i in (-index.scores(q)).argsort()]  # noqa: E731
+    assert ranked("Cal-SPI")[0] == "a"
+    assert ranked("GRPO FP4 rollouts")[0] == "b"
+    assert ranked("χ-Bench healthcare")[0] == "c"
+    assert ranked("reinforcement learning agents")[:2] == ["d", "b"]
+
+
+def test_scores_match_bm25_formula_oracle():
+    """Lucene BM25 (k1=1.2, b=0.75, no (k1+1) factor) computed by hand for a one-term query."""
+    index = LexicalIndex.build(DOCS)
+    docs = {pid: tokenize(text) for pid, text in DOCS.items()}
+    avg = sum(len(t) for t in docs.values()) / len(docs)
+    df = sum("reinforc" in t for t in docs.values())
+    idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    scores = index.scores("reinforcement")
+    for i, pid in enumerate(index.paper_ids):
+        tf = docs[pid].count("reinforc")
+        expected = idf * tf / (tf + 1.2 * (0.25 + 0.75 * len(docs[pid]) / avg))
+        assert scores[i] == pytest.approx(expected, rel=1e-4)
+
+
+def test_coverage_weights_rare_words_and_unknown_query():
+    index = LexicalIndex.build(DOCS)
+    share, matched = index.coverage("GRPO cake", DOCS["b"])
+    assert matched == ("grpo",)
+    assert 0.3 < share < 0.7
+    assert index.scores("chocolate cake").sum() == 0
+
+
+def test_save_and_load_round_trip(tmp_path):
+    index = LexicalIndex.build(DOCS)
+    index.save(tmp_path / "lex", version=7)
+    loaded = LexicalIndex.load(tmp_path / "lex", version=7)
+    assert loaded is not None and loaded.paper_ids == index.paper_ids
+    assert list(loaded.scores("GRPO")) == pytest.approx(list(index.scores("GRPO")))
+    assert LexicalIndex.load(tmp_path / "lex", version=8) is None
