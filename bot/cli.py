@@ -21,16 +21,20 @@ log = logging.getLogger("paperbot")
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--store", type=Path, default=argparse.SUPPRESS,
+        "--store",
+        type=Path,
+        default=argparse.SUPPRESS,
         help="folder of the local store (env PAPERBOT_STORE; default .paperbot/)",
     )
     common.add_argument(
-        "--chroma-url", default=argparse.SUPPRESS,
+        "--chroma-url",
+        default=argparse.SUPPRESS,
         help="use the Chroma server at this URL, e.g. http://127.0.0.1:8000 (env PAPERBOT_CHROMA_URL)",
     )
     common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS)
     parser = argparse.ArgumentParser(
-        prog="paperbot", parents=[common],
+        prog="paperbot",
+        parents=[common],
         description="Ask questions of a corpus of paper abstracts and get cited answers.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -40,13 +44,15 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("--json", action="store_true", help="print the summary as JSON")
     ingest.add_argument("--prune", action="store_true", help="remove papers whose sources are gone")
     ingest.add_argument("--rebuild", action="store_true", help="drop the index and embed everything again")
-    ingest.add_argument("--skip-bad", action="store_true", help="skip bad records with a warning instead of failing the file")
+    ingest.add_argument(
+        "--skip-bad", action="store_true", help="skip bad records with a warning instead of failing the file"
+    )
     ingest.add_argument("--encoding", default="utf-8", help="text encoding of the input files (default utf-8)")
 
     for name, helptext in (("search", "find the papers about a query"), ("ask", "get a cited answer")):
         cmd = sub.add_parser(name, parents=[common], help=helptext)
         cmd.add_argument("query", nargs="?", help="the query or question")
-        cmd.add_argument("--queries", type=Path, help="JSONL file of {\"id\", \"text\"} to run as a batch")
+        cmd.add_argument("--queries", type=Path, help='JSONL file of {"id", "text"} to run as a batch')
         cmd.add_argument("--json", action="store_true", help="print JSON")
         if name == "search":
             cmd.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
@@ -81,9 +87,13 @@ def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise QueryError(f"{path} line {number}: not valid JSON ({exc.msg}); write {{\"id\": ..., \"text\": ...}}") from exc
+            raise QueryError(
+                f'{path} line {number}: not valid JSON ({exc.msg}); write {{"id": ..., "text": ...}}'
+            ) from exc
         if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
-            raise QueryError(f"{path} line {number}: needs a non-empty \"text\" field, like {{\"id\": \"q1\", \"text\": \"...\"}}")
+            raise QueryError(
+                f'{path} line {number}: needs a non-empty "text" field, like {{"id": "q1", "text": "..."}}'
+            )
         yield obj.get("id", number), obj["text"]
 
 
@@ -122,8 +132,12 @@ def _run(args: argparse.Namespace) -> int:
     bot = Paperbot(settings)
     if args.command == "ingest":
         report = bot.ingest(
-            [p for p in args.paths] or None, prune=args.prune, rebuild=args.rebuild,
-            skip_bad=args.skip_bad, encoding=args.encoding, progress=_progress_bar(),
+            [p for p in args.paths] or None,
+            prune=args.prune,
+            rebuild=args.rebuild,
+            skip_bad=args.skip_bad,
+            encoding=args.encoding,
+            progress=_progress_bar(),
         )
         for warning in report.warnings:
             print(f"paperbot: warning: {warning}", file=sys.stderr)

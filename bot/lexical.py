@@ -26,12 +26,100 @@ _WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
 _STOP = frozenset(STOPWORDS_EN) | {"we", "our", "us", "paper", "papers", "propose", "proposed"}
 # Words of how a question is asked, not of what it is about; dropped from queries only.
 _QUESTION_WORDS = frozenset(
-    "what which who whom whose when where why how does do did is are was were can could would "
-    "should may might any some there here i me my you your about tell explain describe show "
-    "find list give get work works study studies article articles abstract abstracts research "
-    "approach approaches method methods use uses using used has have had been being from than "
-    "so very also more most other others its it's them those one ones like way ways summarize summarise "
-    "summary overview compare comparison explain propose proposes proposed introduce introduces".split()
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "do",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "would",
+        "should",
+        "may",
+        "might",
+        "any",
+        "some",
+        "there",
+        "here",
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "about",
+        "tell",
+        "explain",
+        "describe",
+        "show",
+        "find",
+        "list",
+        "give",
+        "get",
+        "work",
+        "works",
+        "study",
+        "studies",
+        "article",
+        "articles",
+        "abstract",
+        "abstracts",
+        "research",
+        "approach",
+        "approaches",
+        "method",
+        "methods",
+        "use",
+        "uses",
+        "using",
+        "used",
+        "has",
+        "have",
+        "had",
+        "been",
+        "being",
+        "from",
+        "than",
+        "so",
+        "very",
+        "also",
+        "more",
+        "most",
+        "other",
+        "others",
+        "its",
+        "it's",
+        "them",
+        "those",
+        "one",
+        "ones",
+        "like",
+        "way",
+        "ways",
+        "summarize",
+        "summarise",
+        "summary",
+        "overview",
+        "compare",
+        "comparison",
+        "explain",
+        "propose",
+        "proposes",
+        "proposed",
+        "introduce",
+        "introduces",
+    ]
 )
 
 
@@ -96,7 +184,9 @@ class LexicalIndex:
         self.paper_ids = paper_ids
         self._bm25 = retriever
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
-        indptr = np.asarray(retriever.scores["indptr"])
+        # An empty corpus has no index at all: no vocabulary, no scores.
+        self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
+        indptr = np.asarray(retriever.scores["indptr"]) if paper_ids else np.zeros(1)
         self._df = np.diff(indptr)  # documents containing each vocabulary term
         self._n = max(1, len(paper_ids))
         self._unseen_idf = math.log(1 + (self._n + 0.5) / 0.5)
@@ -113,14 +203,14 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every paper (in `paper_ids` order) for `query`."""
-        terms = [t for t in tokenize_query(query) if t in self._bm25.vocab_dict]
+        terms = [t for t in tokenize_query(query) if t in self._vocab]
         if not terms or not self.paper_ids:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of an index term (0 when unknown)."""
-        tid = self._bm25.vocab_dict.get(term)
+        tid = self._vocab.get(term)
         if tid is None or tid >= len(self._df):
             return 0.0
         df = int(self._df[tid])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from bot import citations
@@ -40,9 +40,7 @@ class Template:
         """The template filled in; every field must be given, and no other."""
         given = frozenset(values)
         if given != self.fields:
-            raise PromptError(
-                f"prompt {self.name!r} takes fields {sorted(self.fields)}, got {sorted(given)}"
-            )
+            raise PromptError(f"prompt {self.name!r} takes fields {sorted(self.fields)}, got {sorted(given)}")
         return self.text.format(**values)
 
 
@@ -51,7 +49,7 @@ def fields_of(text: str) -> frozenset[str]:
     return frozenset(f for _, f, _, _ in string.Formatter().parse(text) if f)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str, folder: Path = PROMPTS_DIR) -> Template:
     """Template `name` from `folder`, checked against EXPECTED_FIELDS."""
     path = folder / f"{name}.txt"

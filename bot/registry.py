@@ -84,9 +84,7 @@ class Registry:
         """Add or replace papers and delete others, all in one transaction."""
         with self._db:
             self._db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
-            self._db.executemany(
-                "INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert]
-            )
+            self._db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
             self._db.execute(
                 "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"

@@ -116,6 +116,12 @@ def highlight(paper: Paper, used: list[str]) -> str:
     return text
 
 
+def _short_where(source: Source) -> str:
+    """Example: _short_where(Source("/x/seeds/a.txt", line=3)) -> 'a.txt:3'"""
+    name = Path(source.file).name
+    return f"{name}:{source.line}" if source.line else f"{name} #{source.record}"
+
+
 def citations_html(answer: Answer) -> str:
     """The citation panel: each cited paper with its label, sources and highlighted abstract."""
     if not answer.citations:
@@ -126,7 +132,7 @@ def citations_html(answer: Answer) -> str:
             used.setdefault(n, []).append(sentence.paper_sentence or sentence.text)
     blocks = []
     for c in answer.citations:
-        where = ", ".join(html.escape(Path(s.file).name + (f":{s.line}" if s.line else f" #{s.record}")) for s in c.paper.sources)
+        where = ", ".join(html.escape(_short_where(s)) for s in c.paper.sources)
         title = f"<div class='pb-title'>{html.escape(c.paper.title)}</div>" if c.paper.title else ""
         blocks.append(
             f"<div class='pb-citation' id='cite-{c.n}'>"
@@ -154,7 +160,8 @@ EMPTY_QUESTION_REPLY = (
 def error_reply(message: str) -> str:
     """A core error as a chat message, never a traceback.
 
-    Example: error_reply("the store is empty") -> 'Sorry, I could not answer that: the store is empty'
+    Example: error_reply("the store is empty")
+        -> 'Sorry, I could not answer that: the store is empty'
     """
     return f"Sorry, I could not answer that: {message}"
 
@@ -162,17 +169,18 @@ def error_reply(message: str) -> str:
 def store_status(count: int, loading: bool = False, report: IngestReport | None = None) -> str:
     """The UI's one-line status of the store, as markdown.
 
-    Example: store_status(53) -> '📚 **53** papers in the store.'
+    Example: store_status(53) -> '**53** papers in the store.'
     """
     if loading:
-        return "⏳ The store is empty: loading the bundled abstracts (first run only)…"
+        return "The store is empty: loading the bundled abstracts (first run only)…"
     noun = "paper" if count == 1 else "papers"
-    line = f"📚 **{count}** {noun} in the store."
+    line = f"**{count}** {noun} in the store."
     if count == 0:
         line += " Run `paperbot ingest FILES` to add abstracts."
     if report is not None:
         # Only the seed load reports here, so say where the papers came from.
-        line += f" Loaded the bundled abstracts: {ingest_line(report)}."
+        added, seconds = report.added, report.seconds
+        line += f" The bundled abstracts were just loaded ({added} added in {seconds:.1f} s)."
     return line
 
 

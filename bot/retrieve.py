@@ -61,14 +61,10 @@ class Retriever:
             if not query or not query.strip():
                 raise QueryError("the query is empty; type a question or some keywords")
         if not self._papers:
-            raise QueryError(
-                "the store is empty; run `paperbot ingest` first (no path: the bundled seeds)"
-            )
+            raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
         vectors = self._embed(queries)
         matches = self._store.query(vectors, self._settings.dense_candidates)
-        return [
-            self._rank(q, m, k or self._settings.k) for q, m in zip(queries, matches, strict=True)
-        ]
+        return [self._rank(q, m, k or self._settings.k) for q, m in zip(queries, matches, strict=True)]
 
     def _rank(self, query: str, matches: list[ChunkMatch], k: int) -> SearchResult:
         dense: dict[str, float] = {}

@@ -10,8 +10,30 @@ import re
 
 # Words after which a period does not end a sentence.
 _ABBREVIATIONS = {
-    "e.g", "i.e", "etc", "et al", "al", "fig", "figs", "eq", "eqs", "vs", "cf", "approx",
-    "resp", "sec", "tab", "no", "dr", "prof", "ref", "refs", "viz", "ca", "incl", "st",
+    "e.g",
+    "i.e",
+    "etc",
+    "et al",
+    "al",
+    "fig",
+    "figs",
+    "eq",
+    "eqs",
+    "vs",
+    "cf",
+    "approx",
+    "resp",
+    "sec",
+    "tab",
+    "no",
+    "dr",
+    "prof",
+    "ref",
+    "refs",
+    "viz",
+    "ca",
+    "incl",
+    "st",
 }
 _END = re.compile(r"""([.!?]["')\]]*)\s+(?=["'(\[]?[A-Z0-9\u0370-\u03ff*$\\])""")
 

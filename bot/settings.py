@@ -30,9 +30,7 @@ class EmbedSettings(BaseModel):
     )
     device: str = Field("cpu", description="torch device for the embedder.")
     batch_size: int = Field(32, ge=1, description="Texts embedded per forward pass.")
-    max_word_pieces: int = Field(
-        256, ge=16, description="The embedder's own input limit; longer input is truncated."
-    )
+    max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
 
 
 class ChunkSettings(BaseModel):
@@ -62,9 +60,7 @@ class StoreSettings(BaseModel):
         pattern=r"^[a-zA-Z0-9._-]+$",
         description="Chroma collection name.",
     )
-    write_batch: int = Field(
-        64, ge=1, description="Papers embedded and committed together; a crash loses at most one."
-    )
+    write_batch: int = Field(16, ge=1, description="Papers embedded and committed together; a crash loses at most one.")
 
 
 class RetrievalSettings(BaseModel):
@@ -119,9 +115,7 @@ class UISettings(BaseModel):
 class Settings(BaseSettings):
     """Everything paperbot can be told, with its defaults."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore")
 
     store: Path = Field(Path(".paperbot"), description="Folder of the local store.")
     chroma_url: str | None = Field(

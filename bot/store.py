@@ -66,9 +66,7 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 class VectorStore:
     """One Chroma collection of chunk vectors, tagged with the index fingerprint."""
 
-    def __init__(
-        self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str
-    ) -> None:
+    def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str) -> None:
         self._client = _client(path, url)
         self.location = url or str(path / "chroma")
         self._collection = self._client.get_or_create_collection(
@@ -107,8 +105,7 @@ class VectorStore:
             embeddings=vectors.tolist(),
             documents=[c.text for c in chunks],
             metadatas=[
-                {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")}
-                for c in chunks
+                {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")} for c in chunks
             ],
         )
 
@@ -116,7 +113,7 @@ class VectorStore:
         """Remove every chunk of these papers."""
         for start in range(0, len(paper_ids), 500):
             batch = list(paper_ids[start : start + 500])
-            self._collection.delete(where={"paper_id": {"$in": batch}})
+            self._collection.delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
 
     def paper_ids(self) -> set[str]:
         """Ids of the papers that have at least one chunk stored."""
@@ -141,9 +138,7 @@ class VectorStore:
             include=["metadatas", "distances"],
         )
         out: list[list[ChunkMatch]] = []
-        for ids, metas, dists in zip(
-            got["ids"], got["metadatas"] or [], got["distances"] or [], strict=True
-        ):
+        for ids, metas, dists in zip(got["ids"], got["metadatas"] or [], got["distances"] or [], strict=True):
             out.append(
                 [
                     ChunkMatch(cid, str(meta["paper_id"]), 1.0 - float(dist))

@@ -38,9 +38,7 @@ def _cache_dir() -> Path:
 
 def _prime_cache(name: str) -> None:
     if name not in _SHA256:
-        raise ModelError(
-            f"tiktoken encoding {name!r} is not available offline; use one of {sorted(_SHA256)}"
-        )
+        raise ModelError(f"tiktoken encoding {name!r} is not available offline; use one of {sorted(_SHA256)}")
     folder = _cache_dir()
     target = folder / hashlib.sha1(f"{_BASE_URL}{name}.tiktoken".encode()).hexdigest()
     if target.exists():

@@ -41,7 +41,13 @@ class Source:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Source:
-        return cls(**{k: data.get(k) for k in ("file", "line", "record", "source_id", "collection")})
+        return cls(
+            file=str(data["file"]),
+            line=data.get("line"),
+            record=data.get("record"),
+            source_id=data.get("source_id"),
+            collection=data.get("collection"),
+        )
 
 
 @dataclass(frozen=True)

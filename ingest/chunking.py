@@ -27,7 +27,7 @@ def chunk_texts(text: str, settings: ChunkSettings, budget: int | None = None) -
         # e.g. a 300-token sentence with limit 120 -> pieces of 120, 120, 60 tokens
         rest = sentence
         while rest:
-            head = tokens.truncate(rest, limit, settings.encoding)
+            head = _whole_chars(rest, tokens.truncate(rest, limit, settings.encoding))
             pieces.append((head, tokens.count(head, settings.encoding)))
             rest = rest[len(head) :].strip()
     chunks: list[str] = []
@@ -45,9 +45,19 @@ def chunk_texts(text: str, settings: ChunkSettings, budget: int | None = None) -
     return chunks
 
 
-def chunk_paper(
-    paper_id: str, text: str, title: str | None, settings: ChunkSettings
-) -> list[Chunk]:
+def _whole_chars(text: str, head: str) -> str:
+    """`head` (a token-truncated start of `text`) without a character cut in half.
+
+    A token limit can fall inside a multi-byte character ("χ", "图"): the decoded head then
+    ends in U+FFFD, which would replace a real character and shift the rest by one.
+    Example: _whole_chars("ab图", "ab\ufffd") -> 'ab'
+    """
+    while head and not text.startswith(head):
+        head = head[:-1]
+    return head or text[:1]
+
+
+def chunk_paper(paper_id: str, text: str, title: str | None, settings: ChunkSettings) -> list[Chunk]:
     """Chunks of one paper; a title, when known, leads every chunk to give it context."""
     prefix = f"{title}. " if title else ""
     budget = max(16, settings.max_tokens - tokens.count(prefix, settings.encoding))

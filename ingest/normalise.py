@@ -14,7 +14,8 @@ from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text
 
-_MATH = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$")
+# Pandoc's rule: math hugs its dollars and is not followed by a digit, so "$5 to $10" is money.
+_MATH = re.compile(r"(?<!\\)\$(?=\S)(.+?)(?<=\S)(?<!\\)\$(?!\d)")
 # \cmd{arg} or \cmd (text-mode commands outside math)
 _COMMAND = re.compile(r"\\[a-zA-Z]+\*?(?:\{[^{}]*\})*")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])")

@@ -38,6 +38,7 @@ class _Plan:
     embed: list[Paper]  # new or changed content
     keep: list[Paper]  # unchanged content, metadata or sources refreshed
     remove: list[str]
+    removed: int  # papers gone, not counting those replaced by their edited version
     added: int
     updated: int
     unchanged: int
@@ -77,20 +78,15 @@ def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
             venue=old.venue or rec.venue,
             url=old.url or rec.url,
         )
-    return {
-        pid: replace(p, content_hash=content_hash(normalised(p.text), p.title))
-        for pid, p in papers.items()
-    }
+    return {pid: replace(p, content_hash=content_hash(normalised(p.text), p.title)) for pid, p in papers.items()}
 
 
-def _plan(
-    found: dict[str, Paper], stored: dict[str, Paper], files: set[str], prune: bool
-) -> _Plan:
+def _plan(found: dict[str, Paper], stored: dict[str, Paper], files: set[str], prune: bool) -> _Plan:
     slots_now = {s.slot(): pid for pid, p in found.items() for s in p.sources}
     embed: list[Paper] = []
     keep: list[Paper] = []
     remove: list[str] = []
-    added = updated = unchanged = stale = 0
+    added = updated = unchanged = stale = edited = 0
     replaced: set[str] = set()
 
     for pid, old in stored.items():
@@ -104,7 +100,10 @@ def _plan(
             replaced.update(slots_now[s.slot()] for s in took_slot)
             remove.append(pid)
         elif len(outside) == len(old.sources):
-            continue  # not in the files read this time; untouched
+            # Not in the files read this time: untouched, but say so if its files are gone.
+            if not prune and not any(Path(s.file).exists() for s in old.sources):
+                stale += 1
+            continue
         elif prune and not outside:
             remove.append(pid)
         elif prune:
@@ -113,17 +112,16 @@ def _plan(
             stale += 1
 
     for pid, new in found.items():
-        old = stored.get(pid)
-        if old is None:
+        if pid not in stored:
             embed.append(new)
             if pid in replaced:
                 updated += 1
+                edited += 1
             else:
                 added += 1
             continue
-        others = tuple(
-            s for s in old.sources if s.file not in files and (not prune or Path(s.file).exists())
-        )
+        old = stored[pid]
+        others = tuple(s for s in old.sources if s.file not in files and (not prune or Path(s.file).exists()))
         merged = replace(new, label=old.label, sources=(*new.sources, *others))
         if old.content_hash != new.content_hash:
             embed.append(merged)
@@ -132,7 +130,8 @@ def _plan(
             unchanged += 1
             if merged != old:
                 keep.append(merged)
-    return _Plan(embed, keep, remove, added, updated, unchanged, stale)
+    # e.g. one abstract edited: its old id is removed, yet the report says 1 updated, 0 removed
+    return _Plan(embed, keep, remove, len(remove) - edited, added, updated, unchanged, stale)
 
 
 def _label(plan: _Plan, stored: dict[str, Paper]) -> list[Paper]:
@@ -182,8 +181,9 @@ def run(
     lost = [p for pid, p in stored.items() if pid not in have_vectors and pid not in planned]
     if lost:
         warnings.append(f"re-embedded {len(lost)} papers missing from the vector store")
-        plan.keep = [p for p in plan.keep if p.paper_id not in {q.paper_id for q in lost}]
+        # Re-embed the refreshed version (new sources, metadata) where this run made one.
         fresh_lost = {p.paper_id: p for p in plan.keep}
+        plan.keep = [p for p in plan.keep if p.paper_id not in {q.paper_id for q in lost}]
         plan.embed.extend(fresh_lost.get(p.paper_id, p) for p in lost)
 
     if plan.remove:
@@ -204,7 +204,7 @@ def run(
         papers=len(registry.papers()),
         added=plan.added,
         updated=plan.updated,
-        removed=len(plan.remove),
+        removed=plan.removed,
         unchanged=plan.unchanged,
         seconds=round(time.perf_counter() - started, 3),
         stale=plan.stale,

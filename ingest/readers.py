@@ -78,9 +78,7 @@ def _files_under(folder: Path) -> list[Path]:
         and p.name.lower() not in {"readme.md", "license.md", "changelog.md"}
     )
     if not files:
-        raise FormatError(
-            f"{folder}: no .txt, .jsonl or .csv files inside; point ingest at abstract files"
-        )
+        raise FormatError(f"{folder}: no .txt, .jsonl or .csv files inside; point ingest at abstract files")
     return files
 
 
@@ -122,7 +120,9 @@ def _decode(file: Path, encoding: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        # Count characters, not bytes, as editors do: the bytes before the bad one decode fine.
+        column = len(data[line_start : exc.start].decode(encoding, errors="replace")) + 1
         raise FormatError(
             f"{file} line {line}: not valid {encoding} (byte 0x{data[exc.start]:02x} at column "
             f"{column}); save the file as UTF-8 or pass --encoding latin-1"
@@ -145,9 +145,7 @@ def _read_text(file: Path, text: str) -> Iterator[RawRecord]:
         number += 1
         yield RawRecord(
             text=paragraph,
-            source=Source(
-                file=str(file.resolve()), line=line_no, record=number, collection=collection
-            ),
+            source=Source(file=str(file.resolve()), line=line_no, record=number, collection=collection),
             venue=venue,
             year=year,
         )
@@ -157,7 +155,7 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
     """(first line number, paragraph) for each blank-line separated paragraph."""
     start: int | None = None
     lines: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if line.strip():
             if start is None:
                 start = number
@@ -167,6 +165,16 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
             start, lines = None, []
     if start is not None:
         yield start, "\n".join(lines)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at line breaks only.
+
+    str.splitlines() also splits at U+2028, U+0085 and form feeds, which JSON strings and
+    PDF-extracted text may hold; that broke JSONL records and shifted line numbers.
+    Example: _lines("a\u2028b\r\nc") -> ['a\u2028b', 'c']
+    """
+    return re.split(r"\r\n|\r|\n", text.removesuffix("\n").removesuffix("\r"))
 
 
 def _is_header(paragraph: str) -> bool:
@@ -187,7 +195,7 @@ def _venue_year(header: str) -> tuple[str | None, int | None]:
 
 
 def _read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
-    for line_no, line in enumerate(text.splitlines(), start=1):
+    for line_no, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -201,7 +209,7 @@ def _read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> I
             if not isinstance(obj, dict):
                 raise FormatError(
                     f"{file} line {line_no}: expected a JSON object, got {type(obj).__name__}; "
-                    "write one object per line like {\"abstract\": \"...\"}"
+                    'write one object per line like {"abstract": "..."}'
                 )
             yield _from_mapping(obj, file, f"{file} line {line_no}", record=line_no)
         except FormatError as exc:
@@ -212,10 +220,12 @@ def _read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> I
 
 def _read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
     try:
-        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
+        delimiter = csv.Sniffer().sniff(text[:4096], delimiters=",;\t").delimiter
     except csv.Error:
-        dialect = csv.excel  # type: ignore[assignment]
-    reader = csv.DictReader(io.StringIO(text), dialect=dialect)
+        delimiter = ","
+    # Only the delimiter is sniffed: the sniffer often reports doublequote=False for standard
+    # CSV, which cut abstracts at their first "" (an escaped quote).
+    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=csv.excel, delimiter=delimiter)
     columns = [c.strip().lower() for c in (reader.fieldnames or []) if c]
     if not any(name in columns for name in ABSTRACT_FIELDS):
         raise FormatError(

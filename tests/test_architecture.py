@@ -20,6 +20,5 @@ def test_import_contracts_hold():
 
 
 def test_ruff_is_clean():
-    run = subprocess.run([_tool("ruff"), "check", "bot", "ingest", "tests"], cwd=ROOT,
-                         capture_output=True, text=True)
+    run = subprocess.run([_tool("ruff"), "check", "bot", "ingest", "tests"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr

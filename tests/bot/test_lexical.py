@@ -62,3 +62,9 @@ def test_save_and_load_round_trip(tmp_path):
     assert loaded is not None and loaded.paper_ids == index.paper_ids
     assert list(loaded.scores("GRPO")) == pytest.approx(list(index.scores("GRPO")))
     assert LexicalIndex.load(tmp_path / "lex", version=8) is None
+
+
+def test_empty_index_scores_nothing():
+    index = LexicalIndex.build({})
+    assert len(index.scores("anything")) == 0
+    assert index.coverage("anything", "anything at all")[1] == ("anything",)

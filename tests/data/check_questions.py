@@ -18,6 +18,7 @@ Checks:
   * off-topic questions share no 4+ word run with any abstract;
   * at least 40 questions, 5 multi questions, 15 off-topic questions.
 """
+
 import json
 import re
 import sys
@@ -59,7 +60,7 @@ def words(text):
 
 def ngrams(text, n=NGRAM):
     w = words(text)
-    return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
+    return {tuple(w[i : i + n]) for i in range(len(w) - n + 1)}
 
 
 def read_jsonl(path, errors):
@@ -108,8 +109,10 @@ def main():
         hits = []
         for snip in expected:
             if not isinstance(snip, str) or not MIN_SNIP <= len(snip) <= MAX_SNIP:
-                errors.append(f"{where}: snippet length {len(snip) if isinstance(snip, str) else '?'} "
-                              f"not in {MIN_SNIP}-{MAX_SNIP}: {snip!r}")
+                errors.append(
+                    f"{where}: snippet length {len(snip) if isinstance(snip, str) else '?'} "
+                    f"not in {MIN_SNIP}-{MAX_SNIP}: {snip!r}"
+                )
                 continue
             found = [i for i, t in enumerate(texts) if snip in t]
             if len(found) != 1:

@@ -1,0 +1,327 @@
+"""The Gradio chat: questions in, cited answers out, with the cited abstracts beside them.
+
+The only module that imports gradio. It receives plain callables (ask, ingest the seeds,
+count papers) and renders what they return with `bot.render`; it has no retrieval or
+answering logic of its own and never sees the Paperbot object except in `serve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from bot import render
+from bot.errors import PaperbotError
+from bot.types import Answer, IngestReport
+
+if TYPE_CHECKING:
+    import gradio as gr
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
+Ask = Callable[[str], Answer]
+IngestSeeds = Callable[[Progress], IngestReport]
+PaperCount = Callable[[], int]
+Message = dict[str, Any]  # one Gradio chat message: {"role": ..., "content": ...}
+
+
+class Core(Protocol):
+    """What `serve` needs of bot.app.Paperbot; structural, so the UI never imports the app
+    (which imports ingest)."""
+
+    def ask(self, question: str) -> Answer: ...
+
+    def ingest(self, *, progress: Progress | None = None) -> IngestReport: ...
+
+    def paper_count(self) -> int: ...
+
+
+EXAMPLES = (
+    "How can reinforcement learning enforce safety constraints at every state?",
+    "Which papers study single-cell perturbation prediction?",
+    "What does Cal-SPI do?",
+)
+
+# Scoped to the citation panel by gr.HTML's css_template; classes come from render.citations_html.
+PANEL_CSS = """
+.pb-citation { border: 1px solid var(--border-color-primary); border-radius: 8px;
+  padding: 10px 12px; margin-bottom: 10px; background: var(--background-fill-secondary); }
+.pb-head { margin-bottom: 4px; }
+.pb-where { color: var(--body-text-color-subdued); font-size: 0.85em; }
+.pb-title { font-style: italic; margin-bottom: 4px; }
+.pb-abstract { font-size: 0.92em; line-height: 1.5; }
+.pb-abstract mark { background: #fde68a; color: #111; padding: 0 2px; border-radius: 3px; }
+.pb-empty { color: var(--body-text-color-subdued); }
+"""
+
+
+def _quiet_gradio() -> None:
+    # Gradio reads this when first imported; set it first so nothing is sent home.
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+
+
+class SeedLoader:
+    """Ingests the bundled seeds once when the store is empty, however many pages load at once.
+
+    The first caller runs the ingest in its own thread; callers arriving meanwhile wait for it
+    and relay its progress to their own page, instead of embedding the seeds a second time.
+    """
+
+    def __init__(self, ingest_seeds: IngestSeeds | None, paper_count: PaperCount) -> None:
+        self._ingest = ingest_seeds
+        self._count = paper_count
+        self._lock = threading.Lock()
+        self._finished: threading.Event | None = None  # set while an ingest runs
+        self._progress = (0, 0)
+        self._error: PaperbotError | None = None
+        self.report: IngestReport | None = None  # the seed load this process did, if any
+
+    def needed(self) -> bool:
+        """Whether `ensure` would ingest (or wait for an ingest) right now."""
+        with self._lock:
+            return self._finished is not None or (self._ingest is not None and self._count() == 0)
+
+    def ensure(self, progress: Progress) -> IngestReport | None:
+        """Make sure the store holds papers, reporting progress; returns the seed load's report."""
+        with self._lock:
+            finished = self._finished
+            if finished is None:
+                # Checked under the lock so two first visitors cannot both start an ingest.
+                if self._ingest is None or self._count() > 0:
+                    return self.report
+                self._finished = threading.Event()
+                self._progress = (0, 0)
+                self._error = None
+        if finished is not None:
+            while not finished.wait(0.5):
+                progress(*self._progress)
+            if self._error is not None:
+                raise self._error
+            return self.report
+        return self._run(progress)
+
+    def _run(self, progress: Progress) -> IngestReport:
+        assert self._ingest is not None and self._finished is not None
+
+        def relay(done: int, total: int) -> None:
+            self._progress = (done, total)
+            progress(done, total)
+
+        relay(0, 0)  # reading files and loading the model come before the first batch
+        try:
+            self.report = self._ingest(relay)
+            return self.report
+        except PaperbotError as exc:
+            self._error = exc
+            raise
+        finally:
+            with self._lock:
+                self._finished.set()
+                self._finished = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange's outcome: the new chat history and the citation panel to show."""
+
+    history: list[Message]
+    panel: str | None  # None keeps the panel of the latest real answer
+
+
+def chat_turn(question: str, history: list[Message], ask: Ask) -> Turn:
+    """Append `question` and its reply to `history`; core errors become polite replies."""
+    question = (question or "").strip()
+    if not question:
+        return Turn([*history, _assistant(render.EMPTY_QUESTION_REPLY)], None)
+    asked = [*history, _user(question)]
+    try:
+        answer = ask(question)
+    except PaperbotError as exc:
+        return Turn([*asked, _assistant(render.error_reply(str(exc)))], None)
+    except Exception:  # the UI boundary: a bug must not show a traceback to the reader
+        log.exception("answering %r failed", question)
+        reply = render.error_reply("something went wrong in paperbot; the server log has details")
+        return Turn([*asked, _assistant(reply)], None)
+    return Turn([*asked, _assistant(render.chat_markdown(answer))], render.citations_html(answer))
+
+
+def seeded(ask: Ask, loader: SeedLoader, progress: Progress) -> Ask:
+    """`ask`, preceded by loading the seeds into an empty store.
+
+    API callers never load the page, so their first question may be what fills the store.
+    """
+
+    def ask_after_seeds(question: str) -> Answer:
+        loader.ensure(progress)
+        return ask(question)
+
+    return ask_after_seeds
+
+
+def _user(text: str) -> Message:
+    return {"role": "user", "content": text}
+
+
+def _assistant(text: str) -> Message:
+    return {"role": "assistant", "content": text}
+
+
+@dataclass(frozen=True)
+class Widgets:
+    """The components events are wired to."""
+
+    status: gr.Markdown
+    chatbot: gr.Chatbot
+    question: gr.Textbox
+    panel: gr.HTML
+
+
+def _build_widgets() -> Widgets:
+    """Lay out the page; must run inside a `gr.Blocks` context. Wires no events."""
+    import gradio as gr
+
+    gr.Markdown("## paperbot: ask the abstracts\nEvery sentence of an answer cites its paper.")
+    status = gr.Markdown("Checking the store…")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3):
+            chatbot = gr.Chatbot(
+                label="Conversation",
+                height=560,
+                feedback_options=None,
+                buttons=["copy", "copy_all"],  # no "share": answers stay on this machine
+            )
+            # Disabled until the page load has made sure the store holds papers.
+            question = gr.Textbox(
+                show_label=False,
+                placeholder="Loading the store…",
+                submit_btn="Ask",
+                interactive=False,
+                autofocus=True,
+            )
+            gr.Examples(examples=[[q] for q in EXAMPLES], inputs=[question], label="Try")
+        with gr.Column(scale=2):
+            gr.Markdown("#### Cited abstracts")
+            panel = gr.HTML(render.citations_placeholder(), css_template=PANEL_CSS, max_height=640)
+    return Widgets(status=status, chatbot=chatbot, question=question, panel=panel)
+
+
+def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLoader, paper_count: PaperCount) -> None:
+    """Wire the widgets to the callables; must run inside the same `gr.Blocks` context."""
+    import gradio as gr
+
+    def gradio_progress(tracker: gr.Progress) -> Progress:
+        def update(done: int, total: int) -> None:
+            if total > 0:
+                tracker((done, total), desc=render.seed_progress(done, total), unit="papers")
+            else:
+                tracker(0, desc=render.seed_progress(0, 0))
+
+        return update
+
+    def status() -> str:
+        return render.store_status(paper_count(), report=loader.report)
+
+    # Gradio finds a handler's progress tracker by this default value, hence the noqa.
+    def on_load(progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, Any]]:  # noqa: B008
+        if loader.needed():
+            yield render.store_status(0, loading=True), gr.skip()
+        try:
+            loader.ensure(gradio_progress(progress))
+            line = status()
+        except PaperbotError as exc:
+            line = f"**Could not load the bundled abstracts:** {exc}"
+        # Enabled even after a failure, so the reader can still ask and see the error.
+        yield line, gr.update(interactive=True, placeholder="Ask about the abstracts…")
+
+    def on_ask(
+        question: str,
+        history: list[Message],
+        progress: gr.Progress = gr.Progress(),  # noqa: B008
+    ) -> Iterator[tuple[Any, Any, Any, Any]]:
+        # Echo the question at once; answering takes a second or two on a CPU.
+        shown = [*history, _user(question.strip())] if question and question.strip() else history
+        yield shown, "", gr.skip(), gr.skip()
+
+        turn = chat_turn(question, history, seeded(ask, loader, gradio_progress(progress)))
+        panel = turn.panel if turn.panel is not None else gr.skip()
+        yield turn.history, "", panel, status()
+
+    def ask_markdown(question: str) -> str:
+        """The answer to `question` as markdown with [n] citations and its reference list."""
+        if not question or not question.strip():
+            raise gr.Error(render.EMPTY_QUESTION_REPLY)
+        try:
+            answer = seeded(ask, loader, lambda done, total: None)(question.strip())
+            return render.chat_markdown(answer)
+        except PaperbotError as exc:
+            raise gr.Error(render.error_reply(str(exc))) from exc
+
+    w = widgets
+    demo.load(
+        on_load,
+        outputs=[w.status, w.question],
+        show_progress_on=[w.chatbot],  # the big chat area, where the bar is seen
+        api_visibility="private",
+        concurrency_limit=None,  # every page waits on the one ingest, showing its progress
+    )
+    # Answers share one slot: the core embeds on a small CPU, and serialising keeps
+    # concurrent questions from competing for it or racing inside Chroma.
+    w.question.submit(
+        on_ask,
+        inputs=[w.question, w.chatbot],
+        outputs=[w.chatbot, w.question, w.panel, w.status],
+        api_name="chat",
+        api_visibility="undocumented",
+        concurrency_id="core",
+        concurrency_limit=1,
+    )
+    # The chat's own trash icon empties the conversation; the panel must follow it.
+    w.chatbot.clear(render.citations_placeholder, outputs=[w.panel], api_visibility="private", queue=False)
+    gr.api(ask_markdown, api_name="ask", concurrency_id="core", concurrency_limit=1)
+
+
+def build(ask: Ask, ingest_seeds: IngestSeeds | None, paper_count: PaperCount) -> gr.Blocks:
+    """The chat app over plain callables; `ingest_seeds(progress)` fills an empty store.
+
+    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count).launch()
+    """
+    _quiet_gradio()
+    import gradio as gr
+
+    loader = SeedLoader(ingest_seeds, paper_count)
+    with gr.Blocks(title="paperbot", analytics_enabled=False) as demo:
+        widgets = _build_widgets()
+        _register_events(demo, widgets, ask, loader, paper_count)
+    demo.queue(default_concurrency_limit=1)
+    return demo
+
+
+def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """Run the chat UI on host:port until interrupted; never creates a public share link."""
+    _quiet_gradio()
+    demo = build(bot.ask, lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    try:
+        _, local_url, _ = demo.launch(
+            server_name=host,
+            server_port=port,
+            share=False,
+            inbrowser=False,
+            prevent_thread_lock=True,  # so the URL is printed once the port is bound
+            quiet=True,
+            ssr_mode=False,  # server-side rendering needs Node; plain serving does not
+            mcp_server=False,
+            footer_links=["api"],  # gradio_client users find the /ask endpoint here
+        )
+    except OSError as exc:
+        # Gradio's own message suggests GRADIO_SERVER_PORT; paperbot users pass --port.
+        raise PaperbotError(
+            f"cannot serve the chat UI on {host}:{port}: the port is in use or not allowed; "
+            "pass --port with a free port"
+        ) from exc
+    print(f"paperbot: chat UI running at {local_url} (Ctrl+C to stop)", flush=True)
+    demo.block_thread()

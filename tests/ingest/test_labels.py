@@ -1,0 +1,90 @@
+"""ingest.labels on small inline texts: introduced names, fallback phrases, distinct labels."""
+
+from __future__ import annotations
+
+from ingest.labels import assign, candidates, phrase
+
+
+def test_candidates_find_the_introduced_name() -> None:
+    assert candidates("We propose CausalBind, a binder. CausalBind wins.") == ["CausalBind"]
+
+
+def test_acronym_in_parentheses_beats_its_long_form_and_background_acronyms() -> None:
+    text = (
+        "Safe Policy Improvement (SPI) aims to improve a policy. We propose Calibrated Safe "
+        "Policy Improvement (Cal-SPI), a method. Cal-SPI learns a model."
+    )
+    assert candidates(text)[0] == "Cal-SPI"
+    assert "SPI" not in candidates(text)
+
+
+def test_greek_prefixed_names_are_names() -> None:
+    text = "We introduce χ-Bench, a benchmark of long workflows. On χ-Bench, agents fail."
+    assert candidates(text)[0] == "χ-Bench"
+
+
+def test_common_acronyms_and_descriptive_compounds_are_not_names() -> None:
+    text = (
+        "Large language models (LLMs) trained with GRPO and PPO are unstable. We study "
+        "Multi-Agent settings with LLM-based critics."
+    )
+    assert candidates(text) == []
+
+
+def test_phrase_takes_the_subject_of_the_first_sentence() -> None:
+    assert phrase("Critical sequential decisions are rarely single-timescale.") == ("Critical sequential decisions")
+    assert phrase("The dynamics of deep networks remain poorly understood.") == ("Dynamics of deep networks")
+    assert phrase("Event sequences: a survey of models. More text.") == "Event sequences"
+
+
+def test_assign_prefers_the_introduced_name_then_the_phrase() -> None:
+    texts = {
+        "p1": "We propose FooNet, a net for cats. FooNet wins.",
+        "p2": "Graph networks are used for molecules. They work.",
+    }
+    assert assign(texts, set()) == {"p1": "FooNet", "p2": "Graph networks"}
+
+
+def test_two_papers_introducing_the_same_name_get_distinct_labels() -> None:
+    texts = {
+        "p1": "We propose FooNet, a net for cats. FooNet wins.",
+        "p2": "We propose FooNet, a net for dogs. FooNet is good.",
+    }
+    labels = assign(texts, set())
+    assert labels["p1"] == "FooNet"  # papers are labelled in id order: p1 first
+    assert labels["p2"] != "FooNet" and "FooNet" in labels["p2"]
+
+
+def test_identical_phrases_are_numbered() -> None:
+    texts = {
+        "p1": "Graph networks are used for molecules. They work.",
+        "p2": "Graph networks are used for proteins. They fail.",
+        "p3": "Graph networks are used for crystals. They help.",
+    }
+    assert assign(texts, set()) == {"p1": "Graph networks", "p2": "Graph networks (2)", "p3": "Graph networks (3)"}
+
+
+def test_assign_avoids_labels_already_taken_ignoring_case() -> None:
+    text = "We propose FooNet, a net for cats. FooNet wins."
+    assert assign({"p9": text}, {"foonet"})["p9"] != "FooNet"
+    assert assign({"p9": text}, {"Graph networks"}) == {"p9": "FooNet"}
+
+
+def test_assign_is_deterministic_and_distinct_on_a_mixed_corpus() -> None:
+    texts = {
+        f"p{i}": t
+        for i, t in enumerate(
+            [
+                "We propose FooNet, a net. FooNet wins.",
+                "We propose FooNet, another net. FooNet wins again.",
+                "We introduce BarBench, a benchmark. BarBench is hard.",
+                "Graph networks are used. They work.",
+                "Graph networks are used. They fail.",
+                "Deep decarbonization needs planning. We model it.",
+            ]
+        )
+    }
+    first = assign(texts, set())
+    assert first == assign(dict(reversed(list(texts.items()))), set())
+    assert len({label.lower() for label in first.values()}) == len(texts)
+    assert all(label.strip() for label in first.values())

@@ -1,0 +1,226 @@
+"""ingest.readers on small files written in tmp_path: formats, positions, metadata, bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.errors import FormatError, InputError, MissingPathError
+from ingest.readers import read_file, read_paths
+
+
+def test_seed_text_header_is_collection_metadata_not_a_record(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_text("NeurIPS 2026 论文列表\n\nFirst abstract.\n\nSecond abstract\nwraps here.\n")
+    first, second = read_file(path)
+    assert [first.text, second.text] == ["First abstract.", "Second abstract\nwraps here."]
+    assert (first.source.line, first.source.record) == (3, 1)
+    assert (second.source.line, second.source.record) == (5, 2)
+    assert first.source.collection == "NeurIPS 2026 论文列表"
+    assert (first.venue, first.year) == ("NeurIPS", 2026)
+    assert first.source.file == str(path.resolve())
+
+
+def test_text_without_header_has_no_venue(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_text("An abstract that ends with a period.\n\nAnother one.\n")
+    records = read_file(path)
+    assert [r.text for r in records] == ["An abstract that ends with a period.", "Another one."]
+    assert all(r.source.collection is None and r.venue is None for r in records)
+
+
+def test_crlf_bom_and_unicode_line_separators_keep_text_and_line_numbers(tmp_path: Path) -> None:
+    # U+2028 and form feeds are not line breaks for editors or for the line numbers we report.
+    body = "\ufeffICML 2025\r\n\r\nOne\u2028abstract\x0cwith odd spaces.\r\n\r\nTwo.\r\n"
+    path = tmp_path / "x.txt"
+    path.write_bytes(body.encode("utf-8"))
+    first, second = read_file(path)
+    assert first.text == "One\u2028abstract\x0cwith odd spaces."
+    assert (first.source.line, second.source.line) == (3, 5)
+    assert first.source.collection == "ICML 2025"
+
+
+def test_jsonl_metadata_and_own_ids(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": "W1",
+            "title": "Foo",
+            "abstract": "A.",
+            "authors": ["Ada L", " Alan T "],
+            "year": 2021,
+            "venue": "ACL",
+            "url": "https://x.org/1",
+        },
+        {"_id": 42, "text": "B.", "authors": "Grace H; Edsger D", "year": "2019-05-01"},
+        {"doc_id": "", "abstract": "  C.  ", "venue": "  "},
+    ]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    a, b, c = read_file(path)
+    assert (a.text, a.title, a.authors, a.year, a.venue, a.url) == (
+        "A.",
+        "Foo",
+        ("Ada L", "Alan T"),
+        2021,
+        "ACL",
+        "https://x.org/1",
+    )
+    assert (a.source.source_id, a.source.record) == ("W1", 1)
+    assert (b.text, b.source.source_id, b.year) == ("B.", "42", 2019)
+    assert b.authors == ("Grace H", "Edsger D")
+    assert (c.text, c.source.source_id, c.venue, c.title) == ("C.", None, None, None)
+
+
+def test_jsonl_string_with_a_raw_line_separator_is_one_record(tmp_path: Path) -> None:
+    # json.dumps(ensure_ascii=False) writes U+2028 and U+0085 raw; they are not line breaks.
+    rows = [{"id": "a", "abstract": "First\u2028part and\u0085more."}, {"id": "b", "text": "B."}]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    first, second = read_file(path)
+    assert first.text == "First\u2028part and\u0085more."
+    assert (second.source.source_id, second.source.record) == ("b", 2)
+
+
+def test_csv_keeps_quoted_quotes_commas_and_newlines(tmp_path: Path) -> None:
+    # Regression: with a comma before the first `""` the sniffer guessed doublequote=False,
+    # and the abstract was cut there.
+    rows = [
+        {
+            "id": "W1",
+            "title": "Foo: a net",
+            "authors": "Ada Lovelace; Alan Turing",
+            "year": "2024",
+            "venue": "ICML",
+            "url": "https://x.org/1",
+            "abstract": 'We propose Foo, a net; it uses "attention", convolutions, and more.',
+        },
+        {
+            "id": "W2",
+            "title": "Bar",
+            "authors": "Grace Hopper",
+            "year": "",
+            "venue": "",
+            "url": "",
+            "abstract": "Two lines,\nin one field.",
+        },
+    ]
+    path = tmp_path / "x.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    first, second = read_file(path)
+    assert first.text == 'We propose Foo, a net; it uses "attention", convolutions, and more.'
+    assert (first.title, first.authors, first.year, first.venue) == (
+        "Foo: a net",
+        ("Ada Lovelace", "Alan Turing"),
+        2024,
+        "ICML",
+    )
+    assert first.source.source_id == "W1"
+    assert second.text == "Two lines,\nin one field."
+    assert (second.year, second.venue, second.url, second.source.record) == (None, None, None, 2)
+
+
+def test_csv_semicolon_delimiter_and_column_case(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text('Title;Abstract\nCats;"We study cats, dogs, and birds, in detail."\n')
+    (record,) = read_file(path)
+    assert (record.title, record.text) == ("Cats", "We study cats, dogs, and birds, in detail.")
+
+
+def test_folder_reads_known_suffixes_in_order_and_skips_readme_and_hidden(tmp_path: Path) -> None:
+    (tmp_path / "b.txt").write_text("Second file abstract.\n")
+    (tmp_path / "a.jsonl").write_text('{"abstract": "First file abstract."}\n')
+    (tmp_path / "README.md").write_text("How to use this folder.\n")
+    (tmp_path / "notes.pdf").write_bytes(b"%PDF\x00binary")
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "c.txt").write_text("Hidden abstract.\n")
+    result = read_paths([tmp_path])
+    assert [r.text for r in result.records] == ["First file abstract.", "Second file abstract."]
+    assert result.files == [(tmp_path / "a.jsonl").resolve(), (tmp_path / "b.txt").resolve()]
+
+
+def test_beir_folder_reads_only_the_corpus(tmp_path: Path) -> None:
+    (tmp_path / "corpus.jsonl").write_text(
+        '{"_id": "d1", "title": "T1", "text": "Doc one."}\n{"_id": "d2", "text": "Doc two."}\n'
+    )
+    (tmp_path / "queries.jsonl").write_text('{"_id": "q1", "text": "A query."}\n')
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    result = read_paths([tmp_path])
+    assert [(r.source.source_id, r.text) for r in result.records] == [
+        ("d1", "Doc one."),
+        ("d2", "Doc two."),
+    ]
+    assert result.files == [(tmp_path / "corpus.jsonl").resolve()]
+
+
+def test_missing_path_names_it(tmp_path: Path) -> None:
+    with pytest.raises(MissingPathError, match=r"nope\.txt: no such file or folder"):
+        read_paths([tmp_path / "nope.txt"])
+
+
+def test_empty_folder_says_what_it_needs(tmp_path: Path) -> None:
+    (tmp_path / "notes.pdf").write_bytes(b"x")
+    with pytest.raises(FormatError, match=r"no \.txt, \.jsonl or \.csv files inside"):
+        read_paths([tmp_path])
+
+
+def test_undecodable_byte_reports_line_and_character_column(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    # Line 3 holds two valid 2-byte characters before the bad byte: column 3, not byte 5.
+    path.write_bytes("Header\n\nçé\xff rest.\n".encode().replace(b"\xc3\xbf", b"\xff"))
+    with pytest.raises(FormatError) as info:
+        read_file(path)
+    message = str(info.value)
+    assert message.startswith(f"{path} line 3: not valid utf-8 (byte 0xff at column 3)")
+    assert "--encoding latin-1" in message
+
+
+def test_unknown_encoding_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_text("Abstract.\n")
+    with pytest.raises(InputError, match="unknown encoding 'klingon'"):
+        read_file(path, encoding="klingon")
+
+
+def test_latin1_file_reads_with_its_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_bytes("Café études.\n".encode("latin-1"))
+    assert [r.text for r in read_file(path, encoding="latin-1")] == ["Café études."]
+
+
+def test_jsonl_non_object_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"abstract": "A."}\n["not", "an", "object"]\n')
+    with pytest.raises(FormatError, match=r"x\.jsonl line 2: expected a JSON object, got list"):
+        read_file(path)
+
+
+def test_skip_bad_collects_warnings_and_keeps_good_records(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"abstract": "A."}\n{oops\n{"title": "no abstract"}\n{"text": "B."}\n')
+    warnings: list[str] = []
+    records = read_file(path, skip_bad=True, warnings=warnings)
+    assert [r.text for r in records] == ["A.", "B."]
+    assert [w.split(":")[0] for w in warnings] == ["skipped", "skipped"]
+    assert "line 2: not valid JSON" in warnings[0]
+    assert "line 3: no 'abstract' or 'text' field" in warnings[1]
+
+
+def test_file_of_only_bad_records_fails_even_with_skip_bad(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"title": "no abstract"}\n')
+    with pytest.raises(FormatError, match="no abstracts found"):
+        read_file(path, skip_bad=True, warnings=[])
+
+
+def test_csv_bad_row_names_its_physical_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text('title,abstract\nA,"first\nspans two lines."\nB,\n')
+    with pytest.raises(FormatError, match=r"x\.csv line 4: no 'abstract' or 'text' field"):
+        read_file(path)

@@ -1,0 +1,202 @@
+"""The `paperbot` command line end to end on the seeded store: JSON shapes, batches, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.settings import Settings
+
+SEARCH_KEYS = {"query", "abstained", "results"}
+RESULT_KEYS = {"rank", "paper_id", "source_id", "label", "score", "text", "sources"}
+ASK_KEYS = {"question", "answer", "abstained", "citations", "sentences"}
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _paperbot(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def _citation_numbers(markdown: str) -> set[int]:
+    """Example: _citation_numbers("A [1]. B [2][3].") -> {1, 2, 3}"""
+    return {int(n) for n in re.findall(r"\[(\d+)\]", markdown)}
+
+
+def _queries_file(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+def test_help_lists_the_commands(tmp_path: Path) -> None:
+    run = _paperbot("--help", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage: paperbot")
+    for command in ("ingest", "search", "ask", "serve"):
+        assert command in run.stdout
+    sub = _paperbot("ingest", "--help", cwd=tmp_path)
+    assert sub.returncode == 0 and "--prune" in sub.stdout and "--skip-bad" in sub.stdout
+
+
+def test_error_exits_non_zero_with_a_message(tmp_path: Path) -> None:
+    run = _paperbot("ingest", "no-such-file.txt", "--store", tmp_path / "store", cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.startswith("paperbot: error: no-such-file.txt: no such file or folder")
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_search_json_shape_and_ranking(seeded_store: Settings, run_cli: Callable[..., Any], seeded_bot: Any) -> None:
+    query = "calibrated model trust for safe policy improvement in continuous control"
+    run = run_cli("search", query, "--json", "--store", seeded_store.store)
+    assert (run.code, run.err) == (0, "")
+    result = run.json()
+    assert set(result) == SEARCH_KEYS
+    assert (result["query"], result["abstained"]) == (query, False)
+    hits = result["results"]
+    assert len(hits) == 10
+    for rank, hit in enumerate(hits, start=1):
+        assert set(hit) >= RESULT_KEYS
+        assert hit["rank"] == rank
+        paper = seeded_bot.registry.papers()[hit["paper_id"]]
+        assert (hit["label"], hit["text"], hit["source_id"]) == (paper.label, paper.text, None)
+        assert {Path(s["file"]).name for s in hit["sources"]} == {Path(s.file).name for s in paper.sources}
+    assert hits[0]["label"] == "Cal-SPI"
+    assert len(hits[0]["sources"]) == 2  # Cal-SPI is in two seed files
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.slow
+def test_search_k_and_text_output(seeded_store: Settings, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("search", "benchmark of healthcare workflows", "--k", "3", "--json", "--store", seeded_store.store)
+    assert [h["rank"] for h in run.json()["results"]] == [1, 2, 3]
+    assert run.json()["results"][0]["label"] == "χ-Bench"
+    text = run_cli("search", "benchmark of healthcare workflows", "--k", "3", "--store", seeded_store.store)
+    assert text.code == 0
+    assert text.out.splitlines()[0].startswith(" 1. χ-Bench  score ")
+
+
+@pytest.mark.slow
+def test_search_batch_prints_one_object_per_line_with_its_id(
+    seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    rows = [
+        {"id": "a", "text": "calibrated safe policy improvement"},
+        {"text": "binding affinity for unseen protein targets"},  # no id: its line number
+        {"id": 7, "text": "benchmark of long-horizon healthcare workflows"},
+    ]
+    path = _queries_file(tmp_path / "q.jsonl", rows[:2])
+    with path.open("a") as f:
+        f.write("\n" + json.dumps(rows[2]) + "\n")  # a blank line is skipped, not an error
+    run = run_cli("search", "--queries", path, "--k", "2", "--store", seeded_store.store)
+    assert (run.code, run.err) == (0, "")
+    out = run.json_lines()
+    assert [o["id"] for o in out] == ["a", 2, 7]
+    assert [o["query"] for o in out] == [r["text"] for r in rows]
+    assert [o["results"][0]["label"] for o in out] == ["Cal-SPI", "CausalBind", "χ-Bench"]
+    assert all(set(o) == {"id"} | SEARCH_KEYS and len(o["results"]) == 2 for o in out)
+
+
+@pytest.mark.slow
+def test_ask_json_cites_only_retrieved_papers(
+    seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    questions = [json.loads(line) for line in (DATA / "questions.jsonl").read_text().splitlines()]
+    offtopic = json.loads((DATA / "offtopic.jsonl").read_text().splitlines()[0])
+    rows = [{"id": q["id"], "text": q["question"]} for q in questions[:3]]
+    rows.append({"id": offtopic["id"], "text": offtopic["question"]})
+    path = _queries_file(tmp_path / "q.jsonl", rows)
+    store = ("--store", seeded_store.store)
+
+    asked = run_cli("ask", "--queries", path, *store)
+    searched = run_cli("search", "--queries", path, *store)
+    assert (asked.code, searched.code) == (0, 0)
+    answers, results = asked.json_lines(), searched.json_lines()
+    assert [a["id"] for a in answers] == [r["id"] for r in rows]
+    for answer, result in zip(answers, results, strict=True):
+        assert set(answer) == {"id"} | ASK_KEYS
+        assert answer["question"] == result["query"]
+        numbers = [c["n"] for c in answer["citations"]]
+        assert numbers == list(range(1, len(numbers) + 1))
+        assert _citation_numbers(answer["answer"]) <= set(numbers)
+        for sentence in answer["sentences"]:
+            assert set(sentence["citations"]) <= set(numbers)
+            # the answer holds each sentence, its [n] markers before the final stop
+            assert sentence["text"].rstrip(".?!") in answer["answer"]
+        retrieved = {r["paper_id"] for r in result["results"]}
+        assert {c["paper_id"] for c in answer["citations"]} <= retrieved
+    assert [a["abstained"] for a in answers] == [False, False, False, True]
+    assert all(_citation_numbers(a["answer"]) for a in answers[:3])
+
+    single = run_cli("ask", rows[0]["text"], "--json", *store)
+    assert single.code == 0
+    assert set(single.json()) == ASK_KEYS
+    assert single.json() == {k: v for k, v in answers[0].items() if k != "id"}
+
+
+@pytest.mark.slow
+def test_ask_text_output_lists_references(seeded_store: Settings, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("ask", "How does Cal-SPI certify model error?", "--store", seeded_store.store)
+    assert run.code == 0
+    answer, _, references = run.out.partition("\n\n")
+    assert "[1]" in answer
+    assert references.startswith("[1] Cal-SPI: ")
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"id": 1, "text": "fine"}', "{not json"], "line 2: not valid JSON"),
+        (['{"id": 1, "question": "wrong field"}'], 'line 1: needs a non-empty "text" field'),
+        (['{"id": 1, "text": "   "}'], 'line 1: needs a non-empty "text" field'),
+        (['["a", "list"]'], 'line 1: needs a non-empty "text" field'),
+    ],
+    ids=["not-json", "no-text", "blank-text", "not-object"],
+)
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_bad_queries_file_is_a_clear_error(
+    command: str, lines: list[str], message: str, tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    run = run_cli(command, "--queries", path, "--store", tmp_path / "store")
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"paperbot: error: {path} {message}")
+
+
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_query_and_queries_file_are_exclusive(command: str, tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    path = _queries_file(tmp_path / "q.jsonl", [{"text": "x"}])
+    for args in ([], ["some text", "--queries", path]):
+        run = run_cli(command, *args, "--store", tmp_path / "store")
+        assert run.code == 2
+        assert run.err.startswith("paperbot: error: give either a ")
+
+
+def test_missing_queries_file(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", tmp_path / "store")
+    assert run.code == 2
+    assert run.err.startswith(f"paperbot: error: {tmp_path / 'nope.jsonl'}: cannot read")
+
+
+def test_search_on_an_empty_store_says_to_ingest(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("search", "anything", "--store", tmp_path / "store")
+    assert run.code == 2
+    assert run.err.startswith("paperbot: error: the store is empty; run `paperbot ingest` first")
