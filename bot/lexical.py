@@ -21,6 +21,8 @@ import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
 log = logging.getLogger(__name__)
+# bm25s sets its own logger to DEBUG when imported, which would print on every index build.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 _WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
 _STOP = frozenset(STOPWORDS_EN) | {"we", "our", "us", "paper", "papers", "propose", "proposed"}

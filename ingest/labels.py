@@ -238,15 +238,33 @@ def phrase(text: str) -> str:
     return label[0].upper() + label[1:]
 
 
-def assign(texts: dict[str, str], taken: set[str]) -> dict[str, str]:
+def from_title(title: str) -> str:
+    """A paper's label from its title: the name before a colon when there is a short one.
+
+    Example: from_title("CausalBind: Causal Binding for Screening") -> 'CausalBind'
+    """
+    head, sep, _ = title.partition(":")
+    return head.strip() if sep and 0 < len(head.strip()) <= 40 else title.strip()
+
+
+def assign(
+    texts: dict[str, str], taken: set[str], titles: dict[str, str] | None = None
+) -> dict[str, str]:
     """Distinct labels for papers {paper_id: display text}, avoiding labels already `taken`.
 
+    Papers with a title are labelled from it; the others by the name they introduce.
     Example: assign({"p1": "We propose Foo-Net. Foo-Net ..."}, set()) -> {'p1': 'Foo-Net'}
     """
+    titles = titles or {}
     used = {label.lower() for label in taken}
     labels: dict[str, str] = {}
     for pid in sorted(texts):
-        options = [*candidates(texts[pid]), phrase(texts[pid])]
+        title = titles.get(pid)
+        options = (
+            [from_title(title), title.strip()]
+            if title
+            else [*candidates(texts[pid]), phrase(texts[pid])]
+        )
         label = next((o for o in options if o.lower() not in used), None)
         if label is None:
             base, n = options[0], 2

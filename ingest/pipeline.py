@@ -138,7 +138,8 @@ def _label(plan: _Plan, stored: dict[str, Paper]) -> list[Paper]:
     removed = set(plan.remove)
     taken = {p.label for pid, p in stored.items() if pid not in removed and p.label}
     need = {p.paper_id: p.display for p in plan.embed if not p.label}
-    fresh = labels.assign(need, taken)
+    titles = {p.paper_id: p.title for p in plan.embed if p.title}
+    fresh = labels.assign(need, taken, titles)
     return [replace(p, label=p.label or fresh[p.paper_id]) for p in plan.embed]
 
 

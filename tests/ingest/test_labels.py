@@ -88,3 +88,16 @@ def test_assign_is_deterministic_and_distinct_on_a_mixed_corpus() -> None:
     assert first == assign(dict(reversed(list(texts.items()))), set())
     assert len({label.lower() for label in first.values()}) == len(texts)
     assert all(label.strip() for label in first.values())
+
+
+def test_titled_papers_are_labelled_from_their_title():
+    from ingest.labels import assign, from_title
+
+    assert from_title("CausalBind: Causal Binding for Virtual Screening") == "CausalBind"
+    assert from_title("Statistical Learning and Inverse Problems") == "Statistical Learning and Inverse Problems"
+    got = assign(
+        {"p1": "We propose FooNet.", "p2": "We propose FooNet too."},
+        set(),
+        {"p1": "FooNet: fast nets", "p2": "FooNet: faster nets"},
+    )
+    assert got["p1"] == "FooNet" and got["p2"] == "FooNet: faster nets"
