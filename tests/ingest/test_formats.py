@@ -69,7 +69,7 @@ def test_jsonl_with_metadata(
     run = run_cli("search", "penguins in drone images", "--json", "--store", settings.store)
     assert run.code == 0
     top = run.json()["results"][0]
-    assert (top["source_id"], top["label"]) == ("arXiv:2401.00001", "PenguinCount")
+    assert (top["source_id"], top["label"]) == ("arXiv:2401.00001", "Counting penguins from the air")
 
 
 def test_csv_with_metadata(
