@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bot.errors import PaperbotError, QueryError
+from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError
 
 log = logging.getLogger("paperbot")
 
@@ -56,6 +56,25 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help="print JSON")
         if name == "search":
             cmd.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
+
+    evaluate = sub.add_parser(
+        "eval", parents=[common], help="measure retrieval against BM25 and dense search on labelled queries"
+    )
+    evaluate.add_argument(
+        "path", type=Path, help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) or a questions .jsonl file"
+    )
+    evaluate.add_argument("--split", default=None, help="BEIR qrels split (default train)")
+    evaluate.add_argument(
+        "--eval-store", type=Path, default=None, help="store for a BEIR corpus (default <store>/eval-<folder name>)"
+    )
+    evaluate.add_argument("--offtopic", type=Path, default=None, help='JSONL of {"id", "question"} that should abstain')
+    evaluate.add_argument(
+        "--answers", action="store_true", help="also check that answer sentences quote their citations"
+    )
+    evaluate.add_argument("--rebuild", action="store_true", help="embed a BEIR corpus again (after settings changes)")
+    evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N queries")
+    evaluate.add_argument("--json", action="store_true", help="print JSON")
+    evaluate.add_argument("--report", type=Path, default=None, help="also write the table as markdown to this file")
 
     serve = sub.add_parser("serve", parents=[common], help="start the chat UI")
     serve.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
@@ -129,6 +148,8 @@ def _run(args: argparse.Namespace) -> int:
 
         ui.serve(Paperbot(settings), host=args.host or settings.ui.host, port=args.port or settings.ui.port)
         return 0
+    if args.command == "eval":
+        return _eval(args, settings)
     bot = Paperbot(settings)
     if args.command == "ingest":
         report = bot.ingest(
@@ -168,6 +189,49 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace, settings: Any) -> int:
+    from bot import beir, evaluate
+    from bot.app import Paperbot
+
+    path: Path = args.path
+    if not path.exists():
+        raise MissingPathError(f"{path}: no such file or folder; give a BEIR folder or a questions .jsonl file")
+    if args.report is not None and not args.report.parent.is_dir():
+        raise QueryError(f"--report {args.report}: no folder {args.report.parent}; create it or choose another path")
+    if args.limit is not None and args.limit < 1:
+        raise QueryError(f"--limit {args.limit}: give a positive number of queries")
+    if path.is_dir():
+        if args.offtopic is not None or args.answers:
+            raise QueryError("--offtopic and --answers apply to question files; a BEIR folder has neither")
+        data = beir.read_beir(path, args.split or "train")
+        store = args.eval_store or settings.store / f"eval-{path.resolve().name}"
+        # The corpus gets its own embedded store, so it never mixes with the papers of --store.
+        bot = Paperbot(settings.model_copy(update={"store": store, "chroma_url": None}))
+        try:
+            ingested = bot.ingest([data.corpus], prune=True, rebuild=args.rebuild, progress=_progress_bar())
+        except FingerprintError as exc:
+            raise FingerprintError(
+                f"the evaluation store {store} was built with other settings; run `paperbot eval {path} "
+                f"--rebuild` to embed the corpus again ({exc})"
+            ) from exc
+        report = evaluate.evaluate_beir(bot, data, ingested, limit=args.limit)
+    else:
+        if args.split is not None or args.eval_store is not None or args.rebuild:
+            raise QueryError(
+                "--split, --eval-store and --rebuild apply to BEIR folders; a question file runs on --store"
+            )
+        questions = beir.read_questions(path)
+        offtopic = beir.read_questions(args.offtopic, offtopic=True) if args.offtopic else []
+        report = evaluate.evaluate_questions(Paperbot(settings), questions, offtopic, args.answers, args.limit)
+    if args.report is not None:
+        try:
+            args.report.write_text(report.markdown(), encoding="utf-8")
+        except OSError as exc:
+            raise QueryError(f"--report {args.report}: cannot write ({exc.strerror}); choose another path") from exc
+    print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.table())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `paperbot` console script."""
     args = _parser().parse_args(argv)
@@ -182,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     except PaperbotError as exc:
         print(f"paperbot: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): nothing left to say, and not an error.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("paperbot: interrupted; what was already written is kept", file=sys.stderr)
         return 130

@@ -37,6 +37,20 @@ _PRONOUNS = [
 ]
 
 
+# Sentences that lean on the one before them read poorly on their own.
+_ANAPHORA = re.compile(
+    r"^(?:these|this|such|together|specifically|inspired|it|they|moreover|furthermore|"
+    r"in addition|however|thus|therefore|to this end|to address)\b",
+    re.IGNORECASE,
+)
+_ANAPHORA_PENALTY = 0.85
+_PROPOSAL = re.compile(r"\b(?:we|this paper|this work)\b.{0,60}?\b(?:propose|introduce|present|develop)", re.I)
+_FINDING = re.compile(
+    r"\b(?:experiments?|results?|outperform\w*|achiev\w*|improv\w*|show\w*|demonstrat\w*|reduc\w*)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class _Scored:
     hit: Hit
@@ -70,17 +84,33 @@ class Composer:
         if result.abstained or not result.hits:
             return self._abstain(question, result)
         listing = is_list_question(question)
-        relevant = self._relevant(result, listing)
+        named = _named_paper(question, result)
+        if named is not None and not listing:
+            return self._paper_summary(question, result, named)
+        relevant = self._listed(result) if listing else self._relevant(result)
         scored = self._score_sentences(question, relevant)
         if listing:
             return self._list(question, result, relevant, scored)
         return self._summary(question, result, scored)
 
-    def _relevant(self, result: SearchResult, listing: bool) -> list[Hit]:
+    def _relevant(self, result: SearchResult) -> list[Hit]:
         best = result.hits[0].score
-        cutoff = self._settings.relative_cutoff * (0.8 if listing else 1.0)
-        most = self._settings.list_max if listing else self._settings.max_papers
-        return [h for h in result.hits if h.score >= cutoff * best][:most]
+        cutoff = self._settings.relative_cutoff * best
+        return [h for h in result.hits if h.score >= cutoff][: self._settings.max_papers]
+
+    def _listed(self, result: SearchResult) -> list[Hit]:
+        """Papers for a "which papers" answer: close in score, and about the query's words or
+        about as close in meaning as the best."""
+        best = result.hits[0].score
+        best_dense = max(h.dense for h in result.hits)
+        keep = []
+        for hit in result.hits:
+            # e.g. every paper naming GRPO for "which papers use GRPO?", even at 0.3 of the best
+            names_all = hit.coverage >= 0.99 and hit.score >= 0.3 * best
+            close = hit.score >= 0.5 * best and (hit.coverage >= 0.5 or hit.dense >= 0.9 * best_dense)
+            if hit is result.hits[0] or names_all or close:
+                keep.append(hit)
+        return keep[: self._settings.list_max]
 
     def _score_sentences(self, question: str, hits: list[Hit]) -> list[_Scored]:
         pairs = [(h, s) for h in hits for s in sentences.split(h.paper.display)]
@@ -99,6 +129,8 @@ class Composer:
             position[hit.paper.paper_id] = index + 1
             # e.g. sim 0.55, overlap 0.5, paper at 0.8 of the best -> (0.385+0.15)*0.9 = 0.48
             relevance = (0.7 * float(sim) + 0.3 * overlap) * (0.5 + 0.5 * hit.score / best)
+            if _ANAPHORA.match(sentence):
+                relevance *= _ANAPHORA_PENALTY
             out.append(_Scored(hit, sentence, relevance, index))
         return out
 
@@ -128,6 +160,34 @@ class Composer:
             markdown=markdown,
             abstained=False,
             citations=_citations(chosen, numbers),
+            sentences=tuple(parts),
+            hits=result.hits,
+        )
+
+    def _paper_summary(self, question: str, result: SearchResult, hit: Hit) -> Answer:
+        """What one named paper is about: its problem, what it proposes, what it finds."""
+        scored = self._score_sentences(question, [hit])
+        if not scored:
+            return self._abstain(question, result)
+        by_position = sorted(scored, key=lambda s: s.position)
+        picks = {by_position[0].position}  # the problem it starts from
+        proposal = next((s for s in by_position if _PROPOSAL.search(s.sentence)), None)
+        if proposal is not None:
+            picks.add(proposal.position)
+        after = [s for s in by_position if s.position > max(picks) and _FINDING.search(s.sentence)]
+        if after:
+            picks.add(after[0].position)
+        others = [s for s in scored if s.position not in picks]
+        if others and len(picks) < 4:
+            picks.add(max(others, key=lambda s: s.score).position)
+        chosen = [s for s in by_position if s.position in picks]
+        parts = [AnswerSentence(third_person(s.sentence), (1,), s.sentence) for s in chosen]
+        body = " ".join(citations.cite(p.text, p.citations) for p in parts)
+        return Answer(
+            question=question,
+            markdown=f"**{hit.paper.label}**: {body}",
+            abstained=False,
+            citations=(Citation(1, hit.paper),),
             sentences=tuple(parts),
             hits=result.hits,
         )
@@ -172,6 +232,16 @@ class Composer:
             sentences=tuple(parts),
             hits=result.hits,
         )
+
+
+def _named_paper(question: str, result: SearchResult) -> Hit | None:
+    """The retrieved paper whose label the question names ("What is CausalBind?"), if any."""
+    lowered = question.lower()
+    for hit in result.hits[:5]:
+        label = hit.paper.label.lower()
+        if len(label) >= 3 and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lowered):
+            return hit
+    return None
 
 
 def _gist(hit: Hit) -> str:

@@ -96,8 +96,8 @@ class Retriever:
         hits: list[Hit] = []
         for fused, lex, cos, pid in scored[:k]:
             paper = self._papers[pid]
-            _, terms = self._lexical.coverage(query, paper.searchable_text())
-            hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms))
+            share, terms = self._lexical.coverage(query, paper.searchable_text())
+            hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms, round(share, 6)))
         evidence = self._evidence(query, hits, top)
         abstained = evidence.relevance < self._settings.abstain_below
         reason = (
@@ -107,9 +107,6 @@ class Retriever:
         return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
 
     def _evidence(self, query: str, hits: list[Hit], best_dense: float) -> Evidence:
-        coverage = max(
-            (self._lexical.coverage(query, h.paper.searchable_text())[0] for h in hits[:_ABSTAIN_DEPTH]),
-            default=0.0,
-        )
+        coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)
         relevance = best_dense + self._settings.coverage_weight * coverage
         return Evidence(best_dense=best_dense, best_coverage=coverage, relevance=relevance)

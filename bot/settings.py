@@ -131,7 +131,7 @@ class Settings(BaseSettings):
 
 
 # Bump when normalisation or chunking code changes what is stored for the same settings.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 def index_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:

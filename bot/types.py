@@ -95,6 +95,7 @@ class Hit:
     lexical: float  # normalised BM25 contribution, 0..1
     dense: float  # best chunk cosine similarity
     matched_terms: tuple[str, ...] = ()
+    coverage: float = 0.0  # idf-weighted share of the query's words found in the paper
 
 
 @dataclass(frozen=True)

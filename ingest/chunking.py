@@ -1,15 +1,49 @@
 """Cut an abstract into chunks the embedder sees whole.
 
-Chunks are runs of whole sentences of at most `max_tokens` tiktoken tokens, adjacent chunks
-sharing `overlap_sentences` sentences; a single sentence longer than the budget is cut by
-tokens. This module does not embed or store anything.
+Chunks are runs of whole sentences of at most `max_tokens` tokens (tiktoken, plus the word
+pieces MiniLM adds for punctuation runs and CJK), adjacent chunks sharing
+`overlap_sentences` sentences; a sentence longer than the budget is cut between words.
+This module does not embed or store anything.
 """
 
 from __future__ import annotations
 
+import re
+
 from bot import sentences, tokens
 from bot.settings import ChunkSettings
 from bot.types import Chunk
+
+# Where the embedder's word pieces outnumber tiktoken tokens: every character of a
+# punctuation run ("....") and every CJK character is its own word piece.
+_EXTRA_PIECES = re.compile(r"(?<=[^\w\s])[^\w\s]|[\u3000-\u9fff\uac00-\ud7af]")
+
+
+def size(text: str, settings: ChunkSettings) -> int:
+    """Tiktoken tokens of `text`, plus what the embedder's word pieces add on top.
+
+    Example: size("Accuracy....", s) -> 2 + 3 = 5 (tiktoken merges the dots, BERT does not)
+    """
+    return tokens.count(text, settings.encoding) + len(_EXTRA_PIECES.findall(text))
+
+
+def _split_long(sentence: str, limit: int, settings: ChunkSettings) -> list[str]:
+    """A sentence over the budget, cut at spaces (or inside an over-long word) to fit."""
+    words: list[str] = []
+    for word in sentence.split():
+        # e.g. a 400-character word with limit 120 -> pieces of 60 characters each
+        step = max(1, limit // 2)
+        words.extend(word[i : i + step] for i in range(0, len(word), step))
+    pieces: list[str] = []
+    current: list[str] = []
+    for word in words:
+        if current and size(" ".join([*current, word]), settings) > limit:
+            pieces.append(" ".join(current))
+            current = []
+        current.append(word)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
 
 
 def chunk_texts(text: str, settings: ChunkSettings, budget: int | None = None) -> list[str]:
@@ -20,16 +54,11 @@ def chunk_texts(text: str, settings: ChunkSettings, budget: int | None = None) -
     limit = budget if budget is not None else settings.max_tokens
     pieces: list[tuple[str, int]] = []
     for sentence in sentences.split(text):
-        n = tokens.count(sentence, settings.encoding)
+        n = size(sentence, settings)
         if n <= limit:
             pieces.append((sentence, n))
             continue
-        # e.g. a 300-token sentence with limit 120 -> pieces of 120, 120, 60 tokens
-        rest = sentence
-        while rest:
-            head = _whole_chars(rest, tokens.truncate(rest, limit, settings.encoding))
-            pieces.append((head, tokens.count(head, settings.encoding)))
-            rest = rest[len(head) :].strip()
+        pieces.extend((part, size(part, settings)) for part in _split_long(sentence, limit, settings))
     chunks: list[str] = []
     start = 0
     while start < len(pieces):
@@ -45,22 +74,10 @@ def chunk_texts(text: str, settings: ChunkSettings, budget: int | None = None) -
     return chunks
 
 
-def _whole_chars(text: str, head: str) -> str:
-    """`head` (a token-truncated start of `text`) without a character cut in half.
-
-    A token limit can fall inside a multi-byte character ("χ", "图"): the decoded head then
-    ends in U+FFFD, which would replace a real character and shift the rest by one.
-    Example: _whole_chars("ab图", "ab\ufffd") -> 'ab'
-    """
-    while head and not text.startswith(head):
-        head = head[:-1]
-    return head or text[:1]
-
-
 def chunk_paper(paper_id: str, text: str, title: str | None, settings: ChunkSettings) -> list[Chunk]:
     """Chunks of one paper; a title, when known, leads every chunk to give it context."""
     prefix = f"{title}. " if title else ""
-    budget = max(16, settings.max_tokens - tokens.count(prefix, settings.encoding))
+    budget = max(16, settings.max_tokens - size(prefix, settings))
     return [
         Chunk(chunk_id=f"{paper_id}-{i}", paper_id=paper_id, position=i, text=prefix + body)
         for i, body in enumerate(chunk_texts(text, settings, budget))

@@ -95,3 +95,23 @@ def test_search_json_keeps_source_text_verbatim(seeded_bot):
     assert "Safe Policy Improvement (SPI)" in top["text"]
     assert len(top["sources"]) == 2  # the Cal-SPI abstract appears in two seed files
     assert "cal-spi" in top["why"]["matched_terms"]
+
+
+def test_naming_a_paper_gives_its_problem_method_and_findings(seeded_bot):
+    answer = seeded_bot.ask("What is CausalBind?")
+    assert [c.paper.label for c in answer.citations] == ["CausalBind"]
+    assert answer.markdown.startswith("**CausalBind**:")
+    texts = [s.paper_sentence for s in answer.sentences]
+    paper = answer.citations[0].paper.display
+    assert texts == sorted(texts, key=paper.index)  # in the abstract's own order
+    assert any("propose CausalBind" in t for t in texts)
+    assert any("experiments" in t.lower() for t in texts)
+    assert 2 <= len(texts) <= 4
+
+
+def test_which_papers_list_keeps_every_paper_naming_the_term(seeded_bot):
+    answer = seeded_bot.ask("Which papers use GRPO?")
+    cited = [c.paper for c in answer.citations]
+    assert all("GRPO" in p.text for p in cited)
+    named = [pid for pid, p in seeded_bot.registry.papers().items() if "GRPO" in p.text]
+    assert len(cited) >= len(named) - 1  # at most one paper that names GRPO is left out

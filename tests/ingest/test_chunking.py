@@ -106,11 +106,6 @@ def test_huge_synthetic_abstract_fits_the_embedder(seeded_store: Settings, embed
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: chunks are sized in tiktoken tokens only; a run of punctuation is one "
-    "tiktoken token but one word piece per character, so the embedder truncates the chunk",
-)
 def test_punctuation_runs_fit_the_embedder(embedder: Embedder) -> None:
     text = "Results are listed in a table. Accuracy" + "." * 400 + " 95%. Recall is 90%."
     assert max(embedder.word_pieces(c) for c in chunk_texts(text, SETTINGS)) <= 256
