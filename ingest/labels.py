@@ -247,9 +247,7 @@ def from_title(title: str) -> str:
     return head.strip() if sep and 0 < len(head.strip()) <= 40 else title.strip()
 
 
-def assign(
-    texts: dict[str, str], taken: set[str], titles: dict[str, str] | None = None
-) -> dict[str, str]:
+def assign(texts: dict[str, str], taken: set[str], titles: dict[str, str] | None = None) -> dict[str, str]:
     """Distinct labels for papers {paper_id: display text}, avoiding labels already `taken`.
 
     Papers with a title are labelled from it; the others by the name they introduce.
@@ -260,11 +258,7 @@ def assign(
     labels: dict[str, str] = {}
     for pid in sorted(texts):
         title = titles.get(pid)
-        options = (
-            [from_title(title), title.strip()]
-            if title
-            else [*candidates(texts[pid]), phrase(texts[pid])]
-        )
+        options = [from_title(title), title.strip()] if title else [*candidates(texts[pid]), phrase(texts[pid])]
         label = next((o for o in options if o.lower() not in used), None)
         if label is None:
             base, n = options[0], 2
