@@ -205,10 +205,34 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every paper (in `paper_ids` order) for `query`."""
-        terms = [t for t in tokenize_query(query) if t in self._vocab]
+        terms = [t for t in self.query_terms(query) if t in self._vocab]
         if not terms or not self.paper_ids:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
+
+    def query_terms(self, query: str) -> list[str]:
+        """Index terms of a query, each word counted once: a compound the corpus knows is
+        matched whole, otherwise by its parts.
+
+        Example: query_terms("multi-agent MuJoCo") -> ['multi-agent', 'mujoco'] (not 'multi', 'agent' too)
+        """
+        terms: list[str] = []
+        for word in query_words(query):
+            tokens = word_tokens(word)
+            if len(tokens) > 1 and tokens[0] == word and word in self._vocab:
+                terms.append(word)
+            else:
+                terms.extend(t for t in tokens if t != word or len(tokens) == 1)
+        return terms
+
+    def doc_freq(self, word: str) -> int:
+        """Number of papers containing `word` (as indexed: compounds whole, parts stemmed).
+
+        Example: doc_freq("GRPO") -> 8 on the seeds
+        """
+        terms = word_tokens(word.lower())
+        tid = self._vocab.get(terms[0]) if terms else None
+        return 0 if tid is None or tid >= len(self._df) else int(self._df[tid])
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of an index term (0 when unknown)."""

@@ -7,6 +7,7 @@ calls a language model and composes no answers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ Embed = Callable[[list[str]], np.ndarray]
 _LEXICAL_CANDIDATES = 100
 # Papers whose coverage is checked for abstention.
 _ABSTAIN_DEPTH = 3
+# Name-like words: at least three characters with two or more capitals (CURE, Q-MMR, fMRI, ReFPO).
+_NAME = re.compile(r"(?<![\w-])(?=(?:[\w-]*[A-Z]){2})[A-Za-z][\w-]*[\w](?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Evidence:
     best_dense: float
     best_coverage: float
     relevance: float  # best_dense + coverage_weight * best_coverage
+    named: bool = False  # the query names a method or benchmark found in the top papers
 
 
 class Retriever:
@@ -99,14 +103,21 @@ class Retriever:
             share, terms = self._lexical.coverage(query, paper.searchable_text())
             hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms, round(share, 6)))
         evidence = self._evidence(query, hits, top)
-        abstained = evidence.relevance < self._settings.abstain_below
+        abstained = evidence.relevance < self._settings.abstain_below and not evidence.named
         reason = (
             f"relevance {evidence.relevance:.2f} < {self._settings.abstain_below}: best dense "
-            f"similarity {evidence.best_dense:.2f}, query-word coverage {evidence.best_coverage:.2f}"
+            f"similarity {evidence.best_dense:.2f}, query-word coverage {evidence.best_coverage:.2f}, "
+            "and no name from the corpus in the query"
         )
         return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
 
     def _evidence(self, query: str, hits: list[Hit], best_dense: float) -> Evidence:
         coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)
         relevance = best_dense + self._settings.coverage_weight * coverage
-        return Evidence(best_dense=best_dense, best_coverage=coverage, relevance=relevance)
+        # A method or benchmark name written as the corpus writes it ("what's CURE?", "Q-MMR")
+        # means the question is about these papers, however chatty the rest of it is.
+        # Only names rare in the corpus count: "LLM" or "RL" say nothing about relevance.
+        rare = max(3, len(self._papers) // 50)
+        names = [n for n in _NAME.findall(query) if len(n) >= 3 and 0 < self._lexical.doc_freq(n) <= rare]
+        named = any(name in h.paper.display for name in names for h in hits[:_ABSTAIN_DEPTH])
+        return Evidence(best_dense=best_dense, best_coverage=coverage, relevance=relevance, named=named)

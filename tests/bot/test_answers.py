@@ -115,3 +115,11 @@ def test_which_papers_list_keeps_every_paper_naming_the_term(seeded_bot):
     assert all("GRPO" in p.text for p in cited)
     named = [pid for pid, p in seeded_bot.registry.papers().items() if "GRPO" in p.text]
     assert len(cited) >= len(named) - 1  # at most one paper that names GRPO is left out
+
+
+def test_a_chatty_question_naming_a_corpus_method_does_not_abstain(seeded_bot):
+    result = seeded_bot.search("what's CURE? I've seen the name cited twice and I'm not sure which one is meant")
+    assert not result.abstained
+    assert "CURE" in result.hits[0].paper.display
+    # a generic acronym is no such evidence
+    assert seeded_bot.search("LLM watermarking to detect machine-generated text").abstained

@@ -68,3 +68,11 @@ def test_empty_index_scores_nothing():
     index = LexicalIndex.build({})
     assert len(index.scores("anything")) == 0
     assert index.coverage("anything", "anything at all")[1] == ("anything",)
+
+
+def test_a_known_compound_counts_once_in_a_query():
+    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate many agents."})
+    assert index.query_terms("multi-agent MuJoCo") == ["multi-agent", "mujoco"]
+    assert index.query_terms("Cal-SPI") == ["cal-spi"]
+    assert index.query_terms("zeta-omega") == ["zeta", "omega"]  # unknown compound: its parts
+    assert index.doc_freq("GRPO") == 1 and index.doc_freq("nonexistent") == 0
