@@ -1,6 +1,8 @@
 """Search and answers over the seeds, checked against the paraphrased question set."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +125,18 @@ def test_a_chatty_question_naming_a_corpus_method_does_not_abstain(seeded_bot):
     assert "CURE" in result.hits[0].paper.display
     # a generic acronym is no such evidence
     assert seeded_bot.search("LLM watermarking to detect machine-generated text").abstained
+
+
+def test_second_question_set_written_separately(seeded_bot, expected_ids):
+    """tests/data/heldout*.jsonl were written by someone who had not seen questions.jsonl."""
+    data = Path(__file__).resolve().parent.parent / "data"
+    held = [json.loads(line) for line in (data / "heldout.jsonl").read_text().splitlines()]
+    off = [json.loads(line) for line in (data / "heldout_offtopic.jsonl").read_text().splitlines()]
+    results = seeded_bot.search_many([q["question"] for q in held])
+    single = [(q, r) for q, r in zip(held, results, strict=True) if q["kind"] == "single"]
+    hits = sum(r.hits[0].paper.paper_id in expected_ids(q["expected"]) for q, r in single)
+    assert hits >= 0.9 * len(single)  # measured: 30 of 31
+    assert [q["id"] for q, r in zip(held, results, strict=True) if r.abstained] == []
+    abstained = sum(r.abstained for r in seeded_bot.search_many([q["question"] for q in off]))
+    # measured: 19 of 25; the rest are ML topics next to the seeds' (federated learning, GNNs)
+    assert abstained >= 0.7 * len(off)
