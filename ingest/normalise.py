@@ -8,11 +8,16 @@ sentences or count tokens.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import unicodedata
 from functools import lru_cache
 
 from pylatexenc.latex2text import LatexNodes2Text
+
+# pylatexenc logs a warning for every macro it cannot render (\url in an abstract); the
+# fragment is then kept as written, which is all we need, so its warnings are noise.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 # Pandoc's rule: math hugs its dollars and is not followed by a digit, so "$5 to $10" is money.
 _MATH = re.compile(r"(?<!\\)\$(?=\S)(.+?)(?<=\S)(?<!\\)\$(?!\d)")
