@@ -1,4 +1,4 @@
-"""The `paperbot` command line: ingest, search, ask, serve; JSON output for scripting.
+"""The `paperbot` command line: ingest, search, ask, serve, triage, lists, export; JSON for scripting.
 
 The only place besides the UI that turns errors into messages and exit codes.
 """
@@ -71,7 +71,6 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--answers", action="store_true", help="also check that answer sentences quote their citations"
     )
-    evaluate.add_argument("--rebuild", action="store_true", help="embed a BEIR corpus again (after settings changes)")
     evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N queries")
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.add_argument("--report", type=Path, default=None, help="also write the table as markdown to this file")
@@ -79,7 +78,51 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", parents=[common], help="start the chat UI")
     serve.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 7860)")
+    _library_parsers(sub, common)
     return parser
+
+
+def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    """triage, similar, list and export: whole-corpus relevance, more like this, reading lists."""
+    triage = sub.add_parser("triage", parents=[common], help="find every paper about a topic, grouped into themes")
+    triage.add_argument("topic", help='the topic, e.g. "safe reinforcement learning"')
+    triage.add_argument("--json", action="store_true", help="print JSON")
+
+    similar = sub.add_parser("similar", parents=[common], help="papers like a stored paper or a pasted abstract")
+    similar.add_argument("paper", nargs="?", help="paper_id, label or source id of a stored paper")
+    similar.add_argument("--text", help="an abstract to compare instead of a stored paper ('-' reads stdin)")
+    similar.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
+    similar.add_argument("--json", action="store_true", help="print JSON")
+
+    lists = sub.add_parser(
+        "list",
+        parents=[common],
+        help="show and edit reading lists kept in the store",
+        description="Reading lists kept in the store. With no ACTION, shows every list and its size.",
+    )
+    lists.add_argument("--json", action="store_true", help="print JSON")
+    actions = lists.add_subparsers(dest="list_command", metavar="ACTION")
+    show = actions.add_parser("show", parents=[common], help="the papers of a list")
+    show.add_argument("name")
+    add = actions.add_parser("add", parents=[common], help="add papers to a list (created if new)")
+    add.add_argument("name")
+    add.add_argument("papers", nargs="*", help="paper_ids, labels or source ids")
+    add.add_argument("--topic", help="also add every paper `paperbot triage TOPIC` finds")
+    remove = actions.add_parser("remove", parents=[common], help="take papers off a list")
+    remove.add_argument("name")
+    remove.add_argument("papers", nargs="+", help="paper_ids or labels")
+    delete = actions.add_parser("delete", parents=[common], help="delete a list (its papers stay in the store)")
+    delete.add_argument("name")
+    for action in (show, add, remove, delete):
+        action.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+
+    export = sub.add_parser("export", parents=[common], help="write papers as BibTeX, RIS, CSV or Markdown")
+    source = export.add_mutually_exclusive_group(required=True)
+    source.add_argument("--list", dest="list_name", help="the papers of this reading list")
+    source.add_argument("--topic", help="the papers `paperbot triage TOPIC` finds")
+    source.add_argument("--papers", help="comma-separated paper_ids or labels")
+    export.add_argument("--format", required=True, choices=["bibtex", "ris", "csv", "markdown"], help="output format")
+    export.add_argument("-o", "--output", type=Path, default=None, help="write to this file (default: print)")
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -150,6 +193,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "eval":
         return _eval(args, settings)
+    if args.command in ("triage", "similar", "list", "export"):
+        return _library(args, settings)
     bot = Paperbot(settings)
     if args.command == "ingest":
         report = bot.ingest(
@@ -205,21 +250,20 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
             raise QueryError("--offtopic and --answers apply to question files; a BEIR folder has neither")
         data = beir.read_beir(path, args.split or "train")
         store = args.eval_store or settings.store / f"eval-{path.resolve().name}"
-        # The corpus gets its own embedded store, so it never mixes with the papers of --store.
-        bot = Paperbot(settings.model_copy(update={"store": store, "chroma_url": None}))
         try:
-            ingested = bot.ingest([data.corpus], prune=True, rebuild=args.rebuild, progress=_progress_bar())
+            # The corpus gets its own embedded store, so it never mixes with the papers of --store.
+            bot = Paperbot(settings.model_copy(update={"store": store, "chroma_url": None}))
+            ingested = bot.ingest([data.corpus], prune=True, progress=_progress_bar())
         except FingerprintError as exc:
             raise FingerprintError(
-                f"the evaluation store {store} was built with other settings; run `paperbot eval {path} "
-                f"--rebuild` to embed the corpus again ({exc})"
+                f"the evaluation store {store} was built with other embedding or chunk settings; it holds "
+                f"only {data.corpus}, so delete it (rm -r {store}) and run `paperbot eval` again to "
+                "re-embed the corpus, or pass --eval-store DIR"
             ) from exc
         report = evaluate.evaluate_beir(bot, data, ingested, limit=args.limit)
     else:
-        if args.split is not None or args.eval_store is not None or args.rebuild:
-            raise QueryError(
-                "--split, --eval-store and --rebuild apply to BEIR folders; a question file runs on --store"
-            )
+        if args.split is not None or args.eval_store is not None:
+            raise QueryError("--split and --eval-store apply to BEIR folders; a question file runs on --store")
         questions = beir.read_questions(path)
         offtopic = beir.read_questions(args.offtopic, offtopic=True) if args.offtopic else []
         report = evaluate.evaluate_questions(Paperbot(settings), questions, offtopic, args.answers, args.limit)
@@ -229,6 +273,78 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
         except OSError as exc:
             raise QueryError(f"--report {args.report}: cannot write ({exc.strerror}); choose another path") from exc
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.table())
+    return 0
+
+
+def _library(args: argparse.Namespace, settings: Any) -> int:
+    """triage, similar, list and export."""
+    from bot import render
+    from bot.app import Paperbot
+
+    bot = Paperbot(settings)
+    if args.command == "triage":
+        result = bot.triage(args.topic)
+        print(json.dumps(render.triage_json(result), ensure_ascii=False) if args.json else render.triage_text(result))
+        return 0
+    if args.command == "similar":
+        text = sys.stdin.read() if args.text == "-" else args.text
+        found = bot.similar(args.paper, text, args.k)
+        print(json.dumps(render.similar_json(found), ensure_ascii=False) if args.json else render.similar_text(found))
+        return 0
+    if args.command == "export":
+        refs = [r for r in args.papers.split(",") if r.strip()] if args.papers is not None else None
+        if refs is not None and not refs:
+            raise QueryError("--papers needs at least one paper_id or label, e.g. --papers Cal-SPI,p041add1ca86b")
+        text = bot.export(args.format, list_name=args.list_name, topic=args.topic, refs=refs)
+        if args.output is None:
+            sys.stdout.write(text)
+            return 0
+        try:
+            # newline="" keeps the CRLF line ends that RIS and CSV call for
+            with args.output.open("w", encoding="utf-8", newline="") as out:
+                out.write(text)
+        except OSError as exc:
+            raise QueryError(f"-o {args.output}: cannot write ({exc.strerror}); choose another path") from exc
+        print(f"wrote {args.output} ({args.format})", file=sys.stderr)
+        return 0
+    return _list_command(args, bot)
+
+
+def _list_command(args: argparse.Namespace, bot: Any) -> int:
+    """`paperbot list [show|add|remove|delete] ...`"""
+    from bot import render
+
+    action = args.list_command
+    if action is None:
+        names = bot.reading_lists().names()
+        out: Any = {"lists": [{"name": n, "papers": c} for n, c in names]} if args.json else None
+        print(json.dumps(out, ensure_ascii=False) if args.json else render.list_names_text(names))
+        return 0
+    if action == "delete":
+        bot.reading_lists().delete(args.name)
+        print(json.dumps({"name": args.name, "deleted": True}) if args.json else f"deleted the list {args.name!r}")
+        return 0
+    changed = 0
+    if action == "add":
+        refs = list(args.papers)
+        if args.topic:
+            refs += [p.paper.paper_id for p in bot.triage(args.topic).papers]
+        if not refs:
+            raise QueryError("name papers to add, or --topic TOPIC to add a triage's papers")
+        changed = bot.add_to_list(args.name, refs)
+    elif action == "remove":
+        changed = bot.remove_from_list(args.name, list(args.papers))
+    reading = bot.reading_list(args.name.strip())
+    if args.json:
+        data = render.reading_list_json(reading)
+        if action != "show":
+            data["added" if action == "add" else "removed"] = changed
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        if action != "show":
+            verb = "added" if action == "add" else "removed"
+            print(f"{verb} {changed} paper{'s' if changed != 1 else ''}")
+        print(render.reading_list_text(reading))
     return 0
 
 

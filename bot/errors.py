@@ -9,6 +9,8 @@
     │   └── StoreUnavailable  the Chroma server does not answer
     ├── ModelError            the embedding model cannot be loaded
     └── QueryError            an empty or unusable question / query file
+        ├── UnknownPaperError ids or labels that name no stored paper
+        └── UnknownListError  a reading list that does not exist
 
 The core raises these; only the CLI and the UI turn them into exit codes or messages.
 """
@@ -60,3 +62,11 @@ class QueryError(PaperbotError):
     """A question or query file that cannot be answered."""
 
     exit_code = 2
+
+
+class UnknownPaperError(QueryError):
+    """Paper ids or labels that match no stored paper (or more than one)."""
+
+
+class UnknownListError(QueryError):
+    """A reading list name that does not exist."""

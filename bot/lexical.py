@@ -262,6 +262,34 @@ class LexicalIndex:
                 matched.append(word)
         return (found / total if total else 0.0), tuple(matched)
 
+    def word_presence(self, query: str) -> list[tuple[str, float, np.ndarray]]:
+        """For each query word: its idf weight and which papers contain it (bool, `paper_ids` order).
+
+        The same rule as `coverage` (the whole compound, or all of its parts), read from the
+        index instead of re-tokenising every paper, so a whole corpus costs a few array ops.
+        Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
+        """
+        out: list[tuple[str, float, np.ndarray]] = []
+        for word in dict.fromkeys(query_words(query)):
+            terms = word_tokens(word)
+            if not terms:
+                continue
+            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            whole = self._docs_with(terms[0])
+            parts = [self._docs_with(t) for t in terms[1:] or terms]
+            both = np.logical_and.reduce(parts) if parts else whole
+            out.append((word, weight, whole | both))
+        return out
+
+    def _docs_with(self, term: str) -> np.ndarray:
+        mask = np.zeros(len(self.paper_ids), dtype=bool)
+        tid = self._vocab.get(term)
+        if tid is None or tid >= len(self._df):
+            return mask
+        indptr = self._bm25.scores["indptr"]
+        mask[np.asarray(self._bm25.scores["indices"][indptr[tid] : indptr[tid + 1]], dtype=np.int64)] = True
+        return mask
+
     def save(self, folder: Path, version: int) -> None:
         """Persist the index; `version` is the registry version it was built from."""
         tmp = folder.with_name(folder.name + ".tmp")

@@ -33,6 +33,15 @@ class ChunkMatch:
     similarity: float  # cosine similarity, 1 - cosine distance
 
 
+@dataclass(frozen=True, eq=False)
+class ChunkVectors:
+    """Every stored chunk vector: row i of `matrix` is chunk `chunk_ids[i]` of paper `paper_ids[i]`."""
+
+    chunk_ids: tuple[str, ...]
+    paper_ids: tuple[str, ...]
+    matrix: np.ndarray  # float32, (chunks, dimension), unit length rows
+
+
 def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
     settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if url is None:
@@ -126,6 +135,38 @@ class VectorStore:
             if len(metas) < page:
                 return found
             offset += page
+
+    def all_vectors(self, page: int = 5000) -> ChunkVectors:
+        """Every stored chunk vector with its chunk and paper id, read from Chroma in pages.
+
+        Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
+        """
+        chunk_ids: list[str] = []
+        paper_ids: list[str] = []
+        blocks: list[np.ndarray] = []
+        offset = 0
+        while True:
+            got = self._collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            vectors = got.get("embeddings")
+            rows = [i for i, m in enumerate(metas) if m]
+            if rows and vectors is not None:
+                chunk_ids.extend(got["ids"][i] for i in rows)
+                paper_ids.extend(str(metas[i]["paper_id"]) for i in rows)  # type: ignore[index]
+                blocks.append(np.asarray(vectors, dtype=np.float32)[rows])
+            if len(metas) < page:
+                break
+            offset += page
+        matrix = np.concatenate(blocks) if blocks else np.zeros((0, 0), dtype=np.float32)
+        return ChunkVectors(tuple(chunk_ids), tuple(paper_ids), matrix)
+
+    def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """The stored text of each of these chunks (ids not stored are left out)."""
+        found: dict[str, str] = {}
+        for start in range(0, len(chunk_ids), 500):
+            got = self._collection.get(ids=list(chunk_ids[start : start + 500]), include=["documents"])
+            found.update({cid: doc for cid, doc in zip(got["ids"], got.get("documents") or [], strict=True) if doc})
+        return found
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         """The `n` nearest chunks to each query vector, nearest first."""

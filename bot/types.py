@@ -1,7 +1,9 @@
 """The small frozen types that stages exchange; never library objects.
 
 Paper and Chunk come out of ingest; Hit and SearchResult out of retrieval; Citation,
-AnswerSentence and Answer out of answer composition.
+AnswerSentence and Answer out of answer composition; TriagedPaper, Theme, Cut and
+TriageResult out of triage; Neighbour and SimilarResult out of "more like this";
+ReadingList out of the reading lists.
 """
 
 from __future__ import annotations
@@ -149,3 +151,86 @@ class IngestReport:
     seconds: float
     stale: int = 0  # papers whose sources are gone, kept because --prune was not given
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TriagedPaper:
+    """One paper judged relevant to a triage topic, with the evidence and a one-line reason."""
+
+    paper: Paper
+    score: float  # dense + lexical_weight * lexical
+    dense: float  # best chunk cosine similarity to the topic
+    lexical: float  # 0..1: mean of the topic-word coverage and BM25 relative to the corpus best
+    coverage: float  # idf-weighted share of the topic's words found in the paper
+    matched_terms: tuple[str, ...]
+    sentence: str  # the abstract's sentence that matches the topic best
+    sentence_terms: tuple[str, ...]  # the topic words that sentence contains
+    theme: str | None = None
+
+    @property
+    def reason(self) -> str:
+        """Example: '"SORT consistently improves over GRPO ..." (matches: grpo)'"""
+        terms = ", ".join(self.sentence_terms)
+        why = f"matches: {terms}" if terms else f"close in meaning, similarity {self.dense:.2f}"
+        return f'"{self.sentence}" ({why})'
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A named group of triaged papers; the name comes from the group's distinctive words."""
+
+    name: str
+    paper_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where triage drew the line between relevant and not, and why."""
+
+    method: str  # "gap", "floor" or "empty"
+    threshold: float
+    explanation: str
+
+
+@dataclass(frozen=True)
+class TriageResult:
+    """Every paper of the corpus that is about a topic, best first, grouped into themes."""
+
+    topic: str
+    considered: int
+    papers: tuple[TriagedPaper, ...]
+    themes: tuple[Theme, ...]
+    cut: Cut
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A paper near another paper or a pasted abstract."""
+
+    paper: Paper
+    similarity: float  # mean over the query's chunks of the best cosine similarity among this paper's chunks
+    shared_terms: tuple[str, ...] = ()  # the rarest words both texts use
+
+    @property
+    def reason(self) -> str:
+        """Example: 'similarity 0.71; both mention grpo, rollouts'"""
+        shared = f"; both mention {', '.join(self.shared_terms)}" if self.shared_terms else ""
+        return f"similarity {self.similarity:.2f}{shared}"
+
+
+@dataclass(frozen=True)
+class SimilarResult:
+    """The nearest papers to a stored paper or to pasted text."""
+
+    query: str  # the paper's label, or the first words of the pasted text
+    source: Paper | None  # the stored paper asked about; None for pasted text
+    papers: tuple[Neighbour, ...]
+
+
+@dataclass(frozen=True)
+class ReadingList:
+    """A named, persisted list of papers, in the order they were added."""
+
+    name: str
+    papers: tuple[Paper, ...]
+    missing: tuple[str, ...] = ()  # ids on the list whose papers are no longer in the store

@@ -1,0 +1,208 @@
+"""Export papers for reference managers and people: BibTeX, RIS, CSV and Markdown.
+
+Every entry carries the title (or, for untitled abstracts, the label paperbot generated),
+authors, year, venue, url and abstract where known. BibTeX keys are stable (first author or
+label, year, and a piece of the paper id) and unique within an export; LaTeX specials are
+escaped and other Unicode is kept as UTF-8. Pure functions of the papers: nothing is read
+or written here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from collections.abc import Callable
+
+from bot.errors import QueryError
+from bot.types import Paper
+
+FORMATS = ("bibtex", "ris", "csv", "markdown")
+EXTENSIONS = {"bibtex": ".bib", "ris": ".ris", "csv": ".csv", "markdown": ".md"}
+CSV_COLUMNS = ("key", "paper_id", "source_id", "label", "title", "authors", "year", "venue", "url", "abstract")
+# LaTeX specials as BibTeX needs them inside a braced field value.
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_LATEX_CHAR = re.compile("|".join(re.escape(c) for c in _LATEX))
+
+
+def title_of(paper: Paper) -> str:
+    """The paper's title, or its generated label when the source had none."""
+    return paper.title or paper.label
+
+
+def latex_escape(text: str) -> str:
+    """Text safe inside a BibTeX field: LaTeX specials escaped, braces balanced, Unicode kept.
+
+    Example: latex_escape("50% of {x}_1 & ε") -> '50\\% of \\{x\\}\\_1 \\& ε'
+    """
+    return _LATEX_CHAR.sub(lambda m: _LATEX[m.group(0)], " ".join(text.split()))
+
+
+def _ascii_word(text: str) -> str:
+    """Example: _ascii_word("Müller-Lüdenscheidt") -> 'mullerludenscheidt'"""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def _key_stem(paper: Paper) -> str:
+    if paper.authors:
+        surname = paper.authors[0].split(",")[0] if "," in paper.authors[0] else paper.authors[0].split()[-1]
+        stem = _ascii_word(surname)
+        if stem:
+            return stem[:20]
+    return _ascii_word(paper.label)[:20] or "paper"
+
+
+def bibtex_keys(papers: list[Paper]) -> dict[str, str]:
+    """Stable, unique citation keys by paper id: stem + year + paper-id digits.
+
+    Example: a 2026 paper by "Yuri Fonseca" with id p041add1ca86b -> 'fonseca2026-041a'
+    """
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for paper in papers:
+        base = f"{_key_stem(paper)}{paper.year or ''}"
+        digits = paper.paper_id.removeprefix("p")
+        # 4 digits almost always suffice; a clash in this export takes more, never a counter.
+        for width in (4, 6, 8, len(digits)):
+            key = f"{base}-{digits[:width]}"
+            if key not in taken:
+                break
+        keys[paper.paper_id] = key
+        taken.add(key)
+    return keys
+
+
+def to_bibtex(papers: list[Paper]) -> str:
+    """@inproceedings entries (venue known) or @misc, one per paper, in order."""
+    keys = bibtex_keys(papers)
+    entries = []
+    for paper in papers:
+        fields: list[tuple[str, str]] = [("title", "{" + latex_escape(title_of(paper)) + "}")]
+        if paper.authors:
+            fields.append(("author", " and ".join(latex_escape(a) for a in paper.authors)))
+        if paper.venue:
+            fields.append(("booktitle", latex_escape(paper.venue)))
+        if paper.year:
+            fields.append(("year", str(paper.year)))
+        if paper.url:
+            # URLs stay verbatim (a .bib file has no comments); only braces would unbalance the field.
+            fields.append(("url", paper.url.replace("{", "%7B").replace("}", "%7D")))
+        fields.append(("abstract", latex_escape(paper.display)))
+        note = f"paperbot id {paper.paper_id}"
+        if not paper.title:
+            note += "; untitled in the source, title is the label paperbot generated"
+        fields.append(("note", latex_escape(note)))
+        kind = "inproceedings" if paper.venue else "misc"
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        entries.append(f"@{kind}{{{keys[paper.paper_id]},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
+def _ris_author(name: str) -> str:
+    """RIS wants "Last, First". Example: _ris_author("Yuri Fonseca") -> 'Fonseca, Yuri'"""
+    name = " ".join(name.split())
+    if "," in name or " " not in name:
+        return name
+    first, last = name.rsplit(" ", 1)
+    return f"{last}, {first}"
+
+
+def to_ris(papers: list[Paper]) -> str:
+    """RIS records (TY ... ER), CRLF line ends; conference papers when the venue is known."""
+    keys = bibtex_keys(papers)
+    lines: list[str] = []
+    for paper in papers:
+
+        def tag(name: str, value: str) -> None:
+            lines.append(f"{name}  - {' '.join(value.split())}")
+
+        tag("TY", "CPAPER" if paper.venue else "GEN")
+        tag("ID", keys[paper.paper_id])
+        tag("TI", title_of(paper))
+        for author in paper.authors:
+            tag("AU", _ris_author(author))
+        if paper.year:
+            tag("PY", str(paper.year))
+        if paper.venue:
+            tag("T2", paper.venue)
+        if paper.url:
+            tag("UR", paper.url)
+        tag("AB", paper.display)
+        tag("N1", f"paperbot id {paper.paper_id}" + ("" if paper.title else "; title is the generated label"))
+        lines.append("ER  - ")
+        lines.append("")
+    return "\r\n".join(lines)
+
+
+def to_csv(papers: list[Paper]) -> str:
+    """A header row and one fully quoted row per paper; authors joined by '; '."""
+    keys = bibtex_keys(papers)
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
+    writer.writerow(CSV_COLUMNS)
+    for p in papers:
+        writer.writerow(
+            [
+                keys[p.paper_id],
+                p.paper_id,
+                p.source_id or "",
+                p.label,
+                title_of(p),
+                "; ".join(p.authors),
+                p.year or "",
+                p.venue or "",
+                p.url or "",
+                p.display,
+            ]
+        )
+    return out.getvalue()
+
+
+def _md(text: str) -> str:
+    """Example: _md("a*b_[c]") -> 'a\\*b\\_\\[c\\]'"""
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(text.split()))
+
+
+def to_markdown(papers: list[Paper], heading: str = "Papers") -> str:
+    """A numbered list: title, authors, venue and year, link, id, then the abstract as a quote."""
+    lines = [f"# {_md(heading)}", "", f"{len(papers)} paper{'s' if len(papers) != 1 else ''}.", ""]
+    for n, p in enumerate(papers, start=1):
+        meta = [_md(", ".join(p.authors))] if p.authors else []
+        where = " ".join(str(x) for x in (p.venue, p.year) if x)
+        if where and not (p.venue and str(p.year) in p.venue):
+            meta.append(f"*{_md(where)}*")
+        elif p.venue:
+            meta.append(f"*{_md(p.venue)}*")
+        if p.url:
+            meta.append(f"<{p.url}>")
+        lines.append(f"{n}. **{_md(title_of(p))}**" + (" — " + ". ".join(meta) if meta else ""))
+        lines.append(f"   `{p.paper_id}`" + ("" if p.title else f" · label {_md(p.label)}"))
+        lines.append("")
+        lines.append(f"   > {_md(p.display)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+_WRITERS: dict[str, Callable[[list[Paper]], str]] = {"bibtex": to_bibtex, "ris": to_ris, "csv": to_csv}
+
+
+def render(papers: list[Paper], fmt: str, heading: str = "Papers") -> str:
+    """The papers in format `fmt` (one of FORMATS)."""
+    if fmt == "markdown":
+        return to_markdown(papers, heading)
+    if fmt not in _WRITERS:
+        raise QueryError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return _WRITERS[fmt](papers)
