@@ -256,7 +256,7 @@ def _name(
     scored.sort(key=lambda s: (-s[0], s[1]))
     chosen: list[str] = []
     for _, term in scored:
-        if any(set(term.split()) & set(c.split()) for c in chosen):
+        if any(_stems(term) & _stems(c) for c in chosen):  # "client" after "clients" adds nothing
             continue
         chosen.append(term)
         name = " · ".join(_surface(t, [papers[i] for i in member]) for t in chosen)
@@ -264,6 +264,11 @@ def _name(
             return name
     name = " · ".join(_surface(t, [papers[i] for i in member]) for t in chosen) or papers[member[0]].label
     return name if name not in taken else f"{name} ({papers[member[0]].label})"
+
+
+def _stems(term: str) -> set[str]:
+    """Example: _stems("federated clients") -> {'feder', 'client'}"""
+    return {t for w in term.split() for t in word_tokens(w)[:1]} or set(term.split())
 
 
 def _surface(term: str, papers: list[Paper]) -> str:
