@@ -262,8 +262,9 @@ def test_question_eval_on_a_tiny_store(
     out = run.json()
     assert (out["questions"], out["offtopic"], out["papers"]) == (3, 1, 4)
     ours = out["metrics"]["paperbot"]
-    assert ours["hit@1"] == 1.0 and ours["MRR@10"] == 1.0 and ours["multi recall@10"] == 1.0
+    assert ours["hit@1"] == ours["single hit@1"] == 1.0 and ours["MRR@10"] == 1.0 and ours["multi recall@10"] == 1.0
     assert ours["abstention acc"] == 1.0
+    assert out["errors"]["paperbot"] == {"missed_hit@1": [], "wrong_abstention": []}
     assert ours["answers supported"] == 1.0 and out["answers"]["sentences"] > 0
     assert out["metrics"]["bm25"]["answers supported"] is None
     for metrics in out["metrics"].values():
