@@ -84,8 +84,10 @@ class VectorStore:
             embedding_function=None,
         )
         stored = (self._collection.metadata or {}).get(FINGERPRINT_KEY)
+        # Kept, not raised here: `ingest --rebuild` must be able to open the store to reset it.
+        self._mismatch: FingerprintError | None = None
         if stored != fingerprint and self._collection.count() > 0:
-            raise FingerprintError(
+            self._mismatch = FingerprintError(
                 f"the index in {self.location} (collection {collection!r}) was built with other "
                 f"settings (fingerprint {stored}, now {fingerprint}: {describe}); rebuild it with "
                 "`paperbot ingest --rebuild`, or restore the settings it was built with"
@@ -93,8 +95,15 @@ class VectorStore:
         self._collection_name = collection
         self._fingerprint = fingerprint
 
+    def _usable(self) -> chromadb.Collection:
+        """The collection, unless it was built with other settings."""
+        if self._mismatch is not None:
+            raise self._mismatch
+        return self._collection
+
     def reset(self) -> None:
         """Drop every vector (for --rebuild)."""
+        self._mismatch = None
         self._client.delete_collection(self._collection_name)
         self._collection = self._client.get_or_create_collection(
             name=self._collection_name,
@@ -103,13 +112,13 @@ class VectorStore:
         )
 
     def count(self) -> int:
-        return int(self._collection.count())
+        return int(self._usable().count())
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, labels: dict[str, str]) -> None:
         """Write chunks with their vectors; re-writing the same ids replaces them."""
         if not chunks:
             return
-        self._collection.upsert(
+        self._usable().upsert(
             ids=[c.chunk_id for c in chunks],
             embeddings=vectors.tolist(),
             documents=[c.text for c in chunks],
@@ -122,14 +131,14 @@ class VectorStore:
         """Remove every chunk of these papers."""
         for start in range(0, len(paper_ids), 500):
             batch = list(paper_ids[start : start + 500])
-            self._collection.delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
+            self._usable().delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
 
     def paper_ids(self) -> set[str]:
         """Ids of the papers that have at least one chunk stored."""
         found: set[str] = set()
         offset, page = 0, 5000
         while True:
-            got = self._collection.get(include=["metadatas"], limit=page, offset=offset)
+            got = self._usable().get(include=["metadatas"], limit=page, offset=offset)
             metas = got.get("metadatas") or []
             found.update(str(m["paper_id"]) for m in metas if m)
             if len(metas) < page:
@@ -146,7 +155,7 @@ class VectorStore:
         blocks: list[np.ndarray] = []
         offset = 0
         while True:
-            got = self._collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            got = self._usable().get(include=["embeddings", "metadatas"], limit=page, offset=offset)
             metas = got.get("metadatas") or []
             vectors = got.get("embeddings")
             rows = [i for i, m in enumerate(metas) if m]
@@ -164,7 +173,7 @@ class VectorStore:
         """The stored text of each of these chunks (ids not stored are left out)."""
         found: dict[str, str] = {}
         for start in range(0, len(chunk_ids), 500):
-            got = self._collection.get(ids=list(chunk_ids[start : start + 500]), include=["documents"])
+            got = self._usable().get(ids=list(chunk_ids[start : start + 500]), include=["documents"])
             found.update({cid: doc for cid, doc in zip(got["ids"], got.get("documents") or [], strict=True) if doc})
         return found
 
@@ -173,7 +182,7 @@ class VectorStore:
         total = self.count()
         if total == 0 or len(vectors) == 0:
             return [[] for _ in range(len(vectors))]
-        got = self._collection.query(
+        got = self._usable().query(
             query_embeddings=vectors.tolist(),
             n_results=min(n, total),
             include=["metadatas", "distances"],
