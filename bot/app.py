@@ -7,30 +7,36 @@ own beyond choosing which stage to call; the CLI and UI turn its errors into mes
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from bot import embedder
+from bot import embedder, followup, generate
 from bot import export as export_stage
 from bot import lists as lists_stage
 from bot import similar as similar_stage
 from bot import triage as triage_stage
+from bot.check import CheckedAnswer, check_answer, check_text
 from bot.compose import Composer
-from bot.corpus import Corpus
-from bot.errors import QueryError
+from bot.corpus import Corpus, VectorCache
+from bot.errors import GeneratorError, QueryError
 from bot.lexical import LexicalIndex
 from bot.lists import ReadingLists
 from bot.registry import Registry
 from bot.retrieve import Retriever
 from bot.settings import Settings, describe_fingerprint, index_fingerprint
 from bot.store import VectorStore
-from bot.types import Answer, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, TriageResult
+from bot.types import Answer, Citation, Hit, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, TriageResult
 from ingest import chunking, normalise, pipeline
 
 log = logging.getLogger(__name__)
+# Texts whose vectors are remembered (384 float32 each: 20,000 take about 31 MB).
+_VECTOR_CACHE = 20_000
 
 
 class Paperbot:
@@ -48,10 +54,32 @@ class Paperbot:
         )
         self._lock = threading.RLock()
         self._retriever: Retriever | None = None
+        self._vectors: dict[str, np.ndarray] = {}  # insertion-ordered, oldest evicted first
+        self._vectors_lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Vectors for `texts` from the configured model (loaded once per process)."""
-        return embedder.load(self.settings.embed).embed(texts)
+        """Vectors for `texts` from the configured model (loaded once per process).
+
+        Recent vectors are remembered: composing and then checking an answer embeds the same
+        abstract sentences, and a chat keeps returning to the same papers.
+        """
+        model = embedder.load(self.settings.embed)
+        with self._vectors_lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if not missing:
+            if not texts:
+                return model.embed([])
+        else:
+            fresh = model.embed(missing)
+            with self._vectors_lock:
+                self._vectors.update(zip(missing, fresh, strict=True))
+                while len(self._vectors) > _VECTOR_CACHE:
+                    self._vectors.pop(next(iter(self._vectors)))
+        with self._vectors_lock:
+            known = [self._vectors.get(t) for t in texts]
+        if any(v is None for v in known):  # evicted meanwhile by a very large batch
+            return model.embed(texts)
+        return np.stack([v for v in known if v is not None])
 
     def paper_count(self) -> int:
         return len(self.registry.papers())
@@ -83,17 +111,12 @@ class Paperbot:
             return report
 
     def retriever(self) -> Retriever:
+        """The retriever over the current corpus (rebuilt when the store changes)."""
         with self._lock:
-            if self._retriever is None:
-                folder = self.settings.store / "lexical"
-                version = self.registry.version()
-                lexical = LexicalIndex.load(folder, version)
-                if lexical is None:
-                    pipeline.refresh_lexical(self.registry)
-                    lexical = LexicalIndex.load(folder, version) or LexicalIndex.build({})
-                self._retriever = Retriever(
-                    self.registry.papers(), lexical, self.store, self.embed, self.settings.retrieval
-                )
+            # The registry version changes with every ingest, from this process or another; reading
+            # it is cheap, unlike counting the vectors, so it alone decides when to re-read.
+            if self._retriever is None or self._retriever.corpus.version != self.registry.version():
+                self._retriever = Retriever(self.corpus(), self.embed, self.settings.retrieval)
             return self._retriever
 
     def search(self, query: str, k: int | None = None) -> SearchResult:
@@ -102,15 +125,107 @@ class Paperbot:
     def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
         return self.retriever().search_many(queries, k)
 
-    def ask(self, question: str) -> Answer:
-        return self.ask_many([question])[0]
+    def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer:
+        """A checked, cited answer; `previous` (the last answer of a chat) resolves follow-ups."""
+        return self.ask_many([question], generator, previous)[0]
 
-    def ask_many(self, questions: list[str]) -> list[Answer]:
-        composer = Composer(self.embed, self.settings.answer)
+    def ask_many(
+        self, questions: list[str], generator: str | None = None, previous: Answer | None = None
+    ) -> list[Answer]:
+        backend = self._backend(generator)
+        known = list(self.registry.papers().values()) if previous is not None else []
+        asked = [followup.resolve(q, previous, known) for q in questions]
+        results = self._search_followups(asked)
+        # Every answer path (extractive, model, fallback) and its checking lives in answer_stream.
+        return [
+            _as_asked(f, _last(self.answer_stream(f.standalone, r, backend)))
+            for f, r in zip(asked, results, strict=True)
+        ]
+
+    def _search_followups(self, asked: list[followup.Followup]) -> list[SearchResult]:
+        """Each standalone question searched; a follow-up about earlier papers only among those papers."""
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.settings.retrieval.k, self.settings.answer.list_max)
-        results = self.search_many(questions, k)
-        return [composer.compose(q, r) for q, r in zip(questions, results, strict=True)]
+        open_questions = [f.standalone for f in asked if not f.paper_ids]
+        results = self.search_many(open_questions, k) if open_questions else []
+        papers = self.registry.papers()
+        # A follow-up about earlier papers ranks those papers only, each with its full scores.
+        retriever = self.retriever()
+        deep = [
+            retriever.search_many([f.standalone], len(f.paper_ids), only=f.paper_ids)[0] for f in asked if f.paper_ids
+        ]
+        plain, narrowed = iter(results), iter(deep)
+        out = []
+        for f in asked:
+            if not f.paper_ids:
+                out.append(next(plain))
+                continue
+            result = next(narrowed)
+            hits = [h for h in result.hits if h.paper.paper_id in f.paper_ids]
+            found = {h.paper.paper_id for h in hits}
+            hits += [Hit(papers[pid], 0.0, 0.0, 0.0) for pid in f.paper_ids if pid in papers and pid not in found]
+            # "which of these use MuJoCo?": only the papers naming at least half the question's words.
+            matching = [h for h in hits if h.coverage >= 0.5] if f.kind == "filter" else hits
+            reason = "" if matching else f"none of the {len(hits)} papers asked about match"
+            out.append(replace(result, hits=tuple(matching or hits), abstained=not matching, reason=reason))
+        return out
+
+    # --- Language-model answers and streaming (see bot.generate) ---
+
+    def _backend(self, generator: str | None) -> str:
+        backend = generator or self.settings.generator.backend
+        if backend not in generate.BACKENDS:
+            raise QueryError(f"unknown generator {backend!r}; choose one of {', '.join(generate.BACKENDS)}")
+        return backend
+
+    def ask_stream(
+        self, question: str, generator: str | None = None, previous: Answer | None = None
+    ) -> Iterator[str | Answer]:
+        """The answer to `question` as it is written: text pieces (str), then the finished Answer, last.
+
+        Pieces are a model's tokens, or the extractive answer's sentences. The final Answer is
+        authoritative (markers cleaned, sentences checked) and replaces the streamed text; its
+        `generator` names the path that wrote it and `notice` says why a requested model did not.
+        `previous` (the last answer of a chat) resolves follow-ups, as in `ask`.
+        """
+        backend = self._backend(generator)
+        asked = followup.resolve(question, previous, list(self.registry.papers().values()) if previous else [])
+        result = self._search_followups([asked])[0]
+        for item in self.answer_stream(asked.standalone, result, backend):
+            yield _as_asked(asked, item) if isinstance(item, Answer) else item
+
+    def answer_stream(self, question: str, result: SearchResult, backend: str) -> Iterator[str | Answer]:
+        """Like ask_stream, for a search already made. A model that fails, times out or is missing
+        never fails the answer: the extractive one comes instead, with a notice saying what failed."""
+        composer = Composer(self.embed, self.settings.answer)
+        if backend != "extractive" and (result.abstained or not result.hits):
+            notice = f"No retrieved abstract is about this question, so the {backend} model was not asked."
+            answer = replace(composer.compose(question, result), notice=notice)
+        elif backend != "extractive":
+            settings = self.settings.generator
+            retrieved = {h.paper.paper_id for h in result.hits}
+
+            def check(markdown: str, cited: tuple[Citation, ...]) -> CheckedAnswer:
+                return check_text(markdown, cited, self.embed, self.settings.check, retrieved)
+
+            try:
+                prompt = generate.prepare(question, result, settings)
+                model = generate.chat_model(settings, backend)
+                written: list[str] = []
+                for piece in generate.stream(model, prompt, settings, backend):
+                    written.append(piece)
+                    yield piece
+                yield replace(generate.finish(prompt, "".join(written), result, check), generator=backend)
+                return
+            except GeneratorError as exc:
+                notice = f"The {backend} language model did not answer: {exc}. This is the extractive answer instead."
+                log.info("%s", notice)
+                answer = replace(composer.compose(question, result), notice=notice)
+        else:
+            answer = composer.compose(question, result)
+        answer = check_answer(answer, self.embed, self.settings.check)
+        yield from _pieces(answer.markdown)
+        yield answer
 
     # --- Whole-corpus work: triage, more like this, reading lists, export (appended; see bot.triage) ---
 
@@ -134,7 +249,15 @@ class Paperbot:
                         lexical = LexicalIndex.load(self.settings.store / "lexical", key[0]) or LexicalIndex.build({})
                 finally:
                     fresh.close()
-                self._corpus = Corpus.build(key[0], papers, lexical, self.store.all_vectors())
+                # a new process reads the vectors from the copy beside the store, not from Chroma
+                fingerprint = index_fingerprint(self.settings.embed, self.settings.chunk)
+                cache = VectorCache(self.settings.store, f"{key[0]}-{key[1]}-{fingerprint[:12]}")
+                chunks = cache.load(key[1])
+                if chunks is None:
+                    chunks = self.store.all_vectors()
+                    if len(chunks.chunk_ids) == key[1]:  # not when an ingest wrote meanwhile
+                        cache.save(chunks)
+                self._corpus = Corpus.build(key[0], papers, lexical, chunks)
                 self._corpus_key = key
                 log.info("read %d papers' vectors in %.1f s", len(papers), time.perf_counter() - started)
             return self._corpus
@@ -171,6 +294,10 @@ class Paperbot:
             if self._lists is None:
                 self._lists = ReadingLists(self.settings.store / "papers.sqlite")
             return self._lists
+
+    def list_names(self) -> list[tuple[str, int]]:
+        """Every reading list with its number of papers, by name."""
+        return self.reading_lists().names()
 
     def reading_list(self, name: str) -> ReadingList:
         """A list's papers in the order added; ids whose papers left the store are reported as missing."""
@@ -233,3 +360,25 @@ class Paperbot:
         else:
             papers, heading = self.resolve(refs or []), "Papers"
         return export_stage.render(papers, fmt, heading)
+
+
+def _pieces(markdown: str) -> list[str]:
+    """Sentence-sized pieces that join back into `markdown` exactly, for streaming an extractive answer.
+
+    Example: _pieces("A [1]. B [2].") -> ['A [1].', ' B [2].']
+    """
+    return [p for p in re.split(r"(?<=[.!?])(?=\s)", markdown) if p]
+
+
+def _as_asked(asked: followup.Followup, answer: Answer) -> Answer:
+    """The answer to a standalone question, labelled with the question as asked and what was searched."""
+    return replace(answer, question=asked.question, standalone_question=asked.standalone, restricted_to=asked.paper_ids)
+
+
+def _last(stream: Iterator[str | Answer]) -> Answer:
+    """The Answer that ends an answer stream."""
+    final = None
+    for item in stream:
+        final = item
+    assert isinstance(final, Answer), "an answer stream ends with its Answer"
+    return final

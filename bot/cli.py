@@ -18,6 +18,12 @@ from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryE
 log = logging.getLogger("paperbot")
 
 
+_HISTORY_HELP = (
+    "earlier turns for follow-up questions: a JSON list (or JSON lines) of `ask --json` outputs, "
+    'oldest first, or of {"question": ..., "answer": <ask --json output>}; the last one is followed up'
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -56,6 +62,15 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help="print JSON")
         if name == "search":
             cmd.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
+        else:
+            cmd.add_argument(
+                "--generator",
+                choices=["extractive", "openai", "llamacpp"],
+                default=None,
+                help="who writes the answer: the extractive composer (default), an OpenAI-compatible endpoint "
+                "or a local GGUF model (env PAPERBOT_GENERATOR__BACKEND; needs the llm extra)",
+            )
+            cmd.add_argument("--history", type=Path, default=None, help=_HISTORY_HELP)
 
     evaluate = sub.add_parser(
         "eval", parents=[common], help="measure retrieval against BM25 and dense search on labelled queries"
@@ -69,11 +84,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--offtopic", type=Path, default=None, help='JSONL of {"id", "question"} that should abstain')
     evaluate.add_argument(
-        "--answers", action="store_true", help="also check that answer sentences quote their citations"
+        "--answers",
+        action="store_true",
+        help="also answer each question and report the share of answer sentences their citations support",
     )
     evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N queries")
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.add_argument("--report", type=Path, default=None, help="also write the table as markdown to this file")
+
+    chat = sub.add_parser(
+        "chat",
+        parents=[common],
+        help="an interactive session: ask, then follow up ('compare [1] and [3]'); quit or Ctrl+D ends it",
+    )
+    chat.add_argument("--history", type=Path, default=None, help=_HISTORY_HELP)
+    chat.add_argument("--json", action="store_true", help="print each answer as one `ask --json` line")
 
     serve = sub.add_parser("serve", parents=[common], help="start the chat UI")
     serve.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
@@ -213,6 +238,9 @@ def _run(args: argparse.Namespace) -> int:
             print(render.ingest_line(report))
         return 0
 
+    if args.command == "chat":
+        return _chat(args, bot)
+    previous = _previous(args.history, bot) if args.command == "ask" else None
     if (args.query is None) == (args.queries is None):
         raise QueryError(f"give either a {'question' if args.command == 'ask' else 'query'} or --queries FILE.jsonl")
     if args.queries is not None:
@@ -221,7 +249,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "search":
             outputs = [render.search_json(r) for r in bot.search_many(texts, args.k)]
         else:
-            outputs = [render.answer_json(a) for a in bot.ask_many(texts)]
+            answers = bot.ask_many(texts, args.generator, previous)
+            _print_notices(answers)
+            outputs = [render.answer_json(a) for a in answers]
         for (qid, _), out in zip(batch, outputs, strict=True):
             _print_json({"id": qid, **out})
         return 0
@@ -229,9 +259,73 @@ def _run(args: argparse.Namespace) -> int:
         result = bot.search(args.query, args.k)
         print(json.dumps(render.search_json(result), ensure_ascii=False) if args.json else render.search_text(result))
     else:
-        answer = bot.ask(args.query)
+        answer = bot.ask(args.query, args.generator, previous)
+        _print_notices([answer])
         print(json.dumps(render.answer_json(answer), ensure_ascii=False) if args.json else render.answer_text(answer))
     return 0
+
+
+def _previous(path: Path | None, bot: Any) -> Any:
+    """The last answer of a --history file, for follow-up questions (None without one)."""
+    from bot import followup
+
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise QueryError(f"--history {path}: cannot read ({exc.strerror}); check the path") from exc
+    except UnicodeDecodeError as exc:
+        raise QueryError(f"--history {path}: not valid UTF-8; save the history file as UTF-8") from exc
+    try:
+        data = json.loads(text) if text.strip() else []
+        turns = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError:
+        try:  # JSON lines, as `paperbot ask --json >> history.jsonl` writes them
+            turns = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError as exc:
+            raise QueryError(
+                f"--history {path}: not JSON ({exc.msg}); give a list of `ask --json` outputs or one per line"
+            ) from exc
+    try:
+        return followup.previous_answer(turns, bot.registry.papers())
+    except QueryError as exc:
+        raise QueryError(f"--history {path}: {exc}") from exc
+
+
+def _chat(args: argparse.Namespace, bot: Any) -> int:
+    """Read questions from stdin, one a line, answering each as a follow-up of the one before."""
+    from bot import render
+
+    previous = _previous(args.history, bot)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print("Ask about the abstracts; follow up with 'compare [1] and [2]', 'tell me more about [3]'. quit ends.")
+    while True:
+        if interactive:
+            print("> ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line or line.strip().lower() in ("quit", "exit", ":q"):
+            return 0
+        if not line.strip():
+            continue
+        try:
+            answer = bot.ask(line.strip(), None, previous)
+        except QueryError as exc:  # a bad question ends the turn, not the session
+            print(f"paperbot: error: {exc}", file=sys.stderr)
+            continue
+        _print_notices([answer])
+        if args.json:
+            _print_json(render.answer_json(answer))
+        else:
+            print(render.answer_text(answer) + "\n", flush=True)
+        previous = answer
+
+
+def _print_notices(answers: list[Any]) -> None:
+    """A requested language model that did not answer is said on stderr, whatever the output format."""
+    for notice in dict.fromkeys(a.notice for a in answers if a.notice):
+        print(f"paperbot: notice: {notice}", file=sys.stderr)
 
 
 def _eval(args: argparse.Namespace, settings: Any) -> int:

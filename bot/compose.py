@@ -44,6 +44,9 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _ANAPHORA_PENALTY = 0.85
+# "Summarize X", "tl;dr of X": one paper's structured summary even when X is described, not named.
+_SUMMARY = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give (?:me )?(?:a )?summary|tl;?dr)\b", re.IGNORECASE)
+_COMPARE = re.compile(r"^\s*(?:compare|contrast)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\b(?:we|this paper|this work)\b.{0,60}?\b(?:propose|introduce|present|develop)", re.I)
 _FINDING = re.compile(
     r"\b(?:experiments?|results?|outperform\w*|achiev\w*|improv\w*|show\w*|demonstrat\w*|reduc\w*)\b",
@@ -84,9 +87,12 @@ class Composer:
         if result.abstained or not result.hits:
             return self._abstain(question, result)
         listing = is_list_question(question)
-        named = _named_paper(question, result)
-        if named is not None and not listing:
-            return self._paper_summary(question, result, named)
+        named = _named_papers(question, result)
+        if len(named) >= 2 and _COMPARE.match(question):
+            return self._compare(question, result, named)
+        one = bool(_SUMMARY.match(question)) and not re.search(r"\b(?:papers|abstracts|works)\b", question, re.I)
+        if not listing and (named or one or len(result.hits) == 1):
+            return self._paper_summary(question, result, named[0] if named else result.hits[0])
         relevant = self._listed(result) if listing else self._relevant(result)
         scored = self._score_sentences(question, relevant)
         if listing:
@@ -164,30 +170,54 @@ class Composer:
             hits=result.hits,
         )
 
-    def _paper_summary(self, question: str, result: SearchResult, hit: Hit) -> Answer:
-        """What one named paper is about: its problem, what it proposes, what it finds."""
+    def _roles(self, question: str, hit: Hit, extra: bool = True) -> list[tuple[str, _Scored]]:
+        """One abstract's problem, method and results sentences (and the one closest to the
+        question, when `extra`), in the abstract's own order."""
         scored = self._score_sentences(question, [hit])
         if not scored:
-            return self._abstain(question, result)
+            return []
         by_position = sorted(scored, key=lambda s: s.position)
-        picks = {by_position[0].position}  # the problem it starts from
+        roles = {by_position[0].position: "Problem"}  # the problem it starts from
         proposal = next((s for s in by_position if _PROPOSAL.search(s.sentence)), None)
         if proposal is not None:
-            picks.add(proposal.position)
-        after = [s for s in by_position if s.position > max(picks) and _FINDING.search(s.sentence)]
+            roles[proposal.position] = "Method"
+        after = [s for s in by_position if s.position > max(roles) and _FINDING.search(s.sentence)]
         if after:
-            picks.add(after[0].position)
-        others = [s for s in scored if s.position not in picks]
-        if others and len(picks) < 4:
-            picks.add(max(others, key=lambda s: s.score).position)
-        chosen = [s for s in by_position if s.position in picks]
-        parts = [AnswerSentence(third_person(s.sentence), (1,), s.sentence) for s in chosen]
-        body = " ".join(citations.cite(p.text, p.citations) for p in parts)
+            roles[after[0].position] = "Results"
+        others = [s for s in scored if s.position not in roles]
+        if extra and others and len(roles) < 4:
+            roles[max(others, key=lambda s: s.score).position] = "Also"
+        return [(roles[s.position], s) for s in by_position if s.position in roles]
+
+    def _paper_summary(self, question: str, result: SearchResult, hit: Hit) -> Answer:
+        """What one paper is about, point by point: its problem, what it proposes, what it finds."""
+        roles = self._roles(question, hit)
+        if not roles:
+            return self._abstain(question, result)
+        block, parts = _points(hit, roles, 1)
         return Answer(
             question=question,
-            markdown=f"**{hit.paper.label}**: {body}",
+            markdown=block,
             abstained=False,
             citations=(Citation(1, hit.paper),),
+            sentences=tuple(parts),
+            hits=result.hits,
+        )
+
+    def _compare(self, question: str, result: SearchResult, hits: list[Hit]) -> Answer:
+        """Several named papers side by side: each one's problem, method and results, cited."""
+        blocks: list[str] = []
+        parts: list[AnswerSentence] = []
+        chosen = hits[: self._settings.max_papers]
+        for n, hit in enumerate(chosen, start=1):
+            block, mine = _points(hit, self._roles(question, hit, extra=False), n)
+            blocks.append(block)
+            parts += mine
+        return Answer(
+            question=question,
+            markdown="\n\n".join(blocks),
+            abstained=False,
+            citations=tuple(Citation(n, h.paper) for n, h in enumerate(chosen, start=1)),
             sentences=tuple(parts),
             hits=result.hits,
         )
@@ -234,14 +264,24 @@ class Composer:
         )
 
 
-def _named_paper(question: str, result: SearchResult) -> Hit | None:
-    """The retrieved paper whose label the question names ("What is CausalBind?"), if any."""
+def _points(hit: Hit, roles: list[tuple[str, _Scored]], n: int) -> tuple[str, list[AnswerSentence]]:
+    """A paper's label, then one cited line per role. Example: '**X**\n- Problem: ... [1].'"""
+    parts = [AnswerSentence(third_person(s.sentence), (n,), s.sentence) for _, s in roles]
+    lines = [f"- {role}: {citations.cite(p.text, p.citations)}" for (role, _), p in zip(roles, parts, strict=True)]
+    return "\n".join([f"**{hit.paper.label}**", *lines]), parts
+
+
+def _named_papers(question: str, result: SearchResult) -> list[Hit]:
+    """The retrieved papers whose labels the question names ("What is CausalBind?"), in the
+    question's order."""
     lowered = question.lower()
-    for hit in result.hits[:5]:
+    found: list[tuple[int, Hit]] = []
+    for hit in result.hits[:10]:
         label = hit.paper.label.lower()
-        if len(label) >= 3 and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lowered):
-            return hit
-    return None
+        match = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lowered) if len(label) >= 3 else None
+        if match:
+            found.append((match.start(), hit))
+    return [hit for _, hit in sorted(found, key=lambda x: x[0])]
 
 
 def _gist(hit: Hit) -> str:

@@ -8,6 +8,7 @@
     │   ├── FingerprintError  the index was built with other settings
     │   └── StoreUnavailable  the Chroma server does not answer
     ├── ModelError            the embedding model cannot be loaded
+    ├── GeneratorError        a language model is missing, down, slow or misconfigured
     └── QueryError            an empty or unusable question / query file
         ├── UnknownPaperError ids or labels that name no stored paper
         └── UnknownListError  a reading list that does not exist
@@ -56,6 +57,12 @@ class ModelError(PaperbotError):
     """The embedding model cannot be loaded."""
 
     exit_code = 4
+
+
+class GeneratorError(PaperbotError):
+    """A language-model backend failed; the app answers extractively and says why."""
+
+    exit_code = 5
 
 
 class QueryError(PaperbotError):

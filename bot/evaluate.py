@@ -153,9 +153,10 @@ def dense_rankings(store: VectorStore, vectors: np.ndarray, known: Collection[st
     return out
 
 
-def _retriever(bot: Paperbot, index: LexicalIndex, lexical_weight: float) -> Retriever:
-    settings = bot.settings.retrieval.model_copy(update={"lexical_weight": lexical_weight})
-    return Retriever(bot.registry.papers(), index, bot.store, bot.embed, settings)
+def _retriever(bot: Paperbot, lexical_weight: float) -> Retriever:
+    """A baseline: BM25 alone (weight 1) or MiniLM alone (weight 0), with no coverage or acronym help."""
+    update = {"lexical_weight": lexical_weight, "match_weight": 0.0, "name_weight": 0.0, "expand_acronyms": False}
+    return Retriever(bot.corpus(), bot.embed, bot.settings.retrieval.model_copy(update=update))
 
 
 def evaluate_beir(
@@ -196,7 +197,12 @@ def evaluate_beir(
             per_query[qid][name] = round(ndcg[-1], 4)
         rows[name] = {"nDCG@10": _mean(ndcg), "Recall@100": _mean(recall), "MRR@10": _mean(mrr)}
     weight = bot.settings.retrieval.lexical_weight
-    notes = [f"paperbot: lexical_weight {weight}, dense_candidates {bot.settings.retrieval.dense_candidates}"]
+    retrieval = bot.settings.retrieval
+    notes = [
+        f"paperbot: lexical_weight {weight}, match_weight {retrieval.match_weight}, "
+        f"name_weight {retrieval.name_weight}, "
+        f"acronyms {'expanded' if retrieval.expand_acronyms else 'as typed'}, candidates {retrieval.candidates}"
+    ]
     if ingest is not None:
         notes.append(f"store {bot.settings.store}: {ingest.added} papers added, {ingest.unchanged} unchanged")
     if short:
@@ -276,22 +282,23 @@ def _question_metrics(
 
 
 def answer_support(answers: Sequence[Answer], expected: Sequence[list[set[str]]]) -> dict[str, int]:
-    """Counts of answer sentences, those whose cited abstracts contain their source sentence, and
-    those citing an expected abstract; abstained answers are left out."""
-    counts = {"answers": 0, "sentences": 0, "supported": 0, "on_target": 0}
+    """Counts of answer sentences making a claim, those the citation checker (bot.check) judged
+    supported, those quoting their cited abstract verbatim, and those citing an expected abstract;
+    abstained answers are left out. Answers come checked from Paperbot.ask_many."""
+    counts = {"answers": 0, "sentences": 0, "supported": 0, "quoted": 0, "on_target": 0}
     for answer, groups in zip(answers, expected, strict=True):
         if answer.abstained:
             continue
         counts["answers"] += 1
         cited = {c.n: c.paper for c in answer.citations}
         relevant = set().union(*groups)
-        for sentence in (s for s in answer.sentences if s.citations):
+        # A sentence without a citation counts unless it makes no claim (support None).
+        for sentence in (s for s in answer.sentences if s.citations or s.support is not None):
             papers = [cited[n] for n in sentence.citations if n in cited]
             source = sentence.paper_sentence or ""
             counts["sentences"] += 1
-            counts["supported"] += bool(source and papers) and all(
-                source in p.display or source in p.text for p in papers
-            )
+            counts["supported"] += sentence.supported is True
+            counts["quoted"] += bool(source and papers) and all(source in p.display or source in p.text for p in papers)
             counts["on_target"] += any(p.paper_id in relevant for p in papers)
     return counts
 
@@ -308,7 +315,7 @@ def evaluate_questions(
     questions, offtopic = list(questions)[:limit], list(offtopic)[:limit]
     papers = bot.registry.papers()
     expected = {q.qid: _expected_ids(papers, q) for q in questions}
-    index = lexical_index(bot)
+    bot.retriever()  # reads the store's vectors and BM25 index once, outside the latencies
     bot.embed(["warm up"])  # the first call loads the model; keep it out of the latencies
     k = max(10, bot.settings.retrieval.k)
     texts = [q.text for q in [*questions, *offtopic]]
@@ -320,8 +327,8 @@ def evaluate_questions(
         latencies.append(1000 * (time.perf_counter() - began))
     results = {
         "paperbot": ours,
-        "bm25": _retriever(bot, index, 1.0).search_many(texts, k),
-        "dense": _retriever(bot, index, 0.0).search_many(texts, k),
+        "bm25": _retriever(bot, 1.0).search_many(texts, k),
+        "dense": _retriever(bot, 0.0).search_many(texts, k),
     }
     scored = {name: _question_metrics(questions, offtopic, expected, res) for name, res in results.items()}
     rows = {name: metrics for name, (metrics, _) in scored.items()}
@@ -350,8 +357,9 @@ def evaluate_questions(
             rows[name]["answers supported"] = None
         details["answers"] = counts
         notes.append(
-            f"answers: {counts['sentences']} cited sentences in {counts['answers']} answers; "
-            f"{counts['supported']} quote their cited abstract, {counts['on_target']} cite an expected abstract"
+            f"answers: {counts['sentences']} sentences in {counts['answers']} answers; {counts['supported']} "
+            f"supported by the abstracts they cite (bot.check), {counts['quoted']} quote them verbatim, "
+            f"{counts['on_target']} cite an expected abstract"
         )
     details["seconds"] = round(time.perf_counter() - started, 2)
     return EvalReport(

@@ -20,6 +20,8 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
+from bot import acronyms
+
 log = logging.getLogger(__name__)
 # bm25s sets its own logger to DEBUG when imported, which would print on every index build.
 logging.getLogger("bm25s").setLevel(logging.WARNING)
@@ -182,8 +184,9 @@ def _term_set(text: str) -> frozenset[str]:
 class LexicalIndex:
     """BM25 scores for every paper, in a fixed paper order."""
 
-    def __init__(self, paper_ids: list[str], retriever: bm25s.BM25) -> None:
+    def __init__(self, paper_ids: list[str], retriever: bm25s.BM25, known: dict[str, str] | None = None) -> None:
         self.paper_ids = paper_ids
+        self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
         self._bm25 = retriever
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
         # An empty corpus has no index at all: no vocabulary, no scores.
@@ -201,7 +204,14 @@ class LexicalIndex:
         retriever = bm25s.BM25(k1=1.2, b=0.75)
         if ids:
             retriever.index(corpus, show_progress=False)
-        return cls(ids, retriever)
+        return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids))
+
+    def expand(self, query: str) -> str:
+        """The query with the acronyms the corpus defines spelled out (for the embedder).
+
+        Example: expand("OPD vs SFT") -> "OPD (on-policy distillation) vs SFT (supervised fine-tuning)"
+        """
+        return acronyms.expand(query, self.acronyms)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every paper (in `paper_ids` order) for `query`."""
@@ -297,7 +307,8 @@ class LexicalIndex:
         tmp.mkdir(parents=True)
         if self.paper_ids:
             self._bm25.save(str(tmp / "bm25"))
-        (tmp / "index.json").write_text(json.dumps({"version": version, "ids": self.paper_ids}))
+        meta = {"version": version, "ids": self.paper_ids, "acronyms": self.acronyms}
+        (tmp / "index.json").write_text(json.dumps(meta))
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
 
@@ -306,9 +317,9 @@ class LexicalIndex:
         """The saved index if it was built from registry `version`, else None."""
         try:
             meta = json.loads((folder / "index.json").read_text())
-            if meta["version"] != version or not meta["ids"]:
-                return None
-            return cls(meta["ids"], bm25s.BM25.load(str(folder / "bm25")))
+            if meta["version"] != version or not meta["ids"] or "acronyms" not in meta:
+                return None  # stale, empty, or saved before acronyms were learned
+            return cls(meta["ids"], bm25s.BM25.load(str(folder / "bm25")), meta.get("acronyms"))
         except (OSError, ValueError, KeyError) as exc:
             log.info("lexical index in %s not usable (%s); rebuilding", folder, exc)
             return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,20 @@ def answer_json(answer: Answer) -> dict[str, Any]:
             {"n": c.n, "paper_id": c.paper.paper_id, "label": c.paper.label, "text": c.paper.text}
             for c in answer.citations
         ],
-        "sentences": [{"text": s.text, "citations": list(s.citations)} for s in answer.sentences],
+        "sentences": [
+            {
+                "text": s.text,
+                "citations": list(s.citations),
+                "supported": s.supported,
+                "support": s.support,
+                "reason": s.reason,
+            }
+            for s in answer.sentences
+        ],
+        "generator": answer.generator,
+        "notice": answer.notice,
+        "standalone_question": answer.standalone_question or answer.question,
+        "restricted_to": list(answer.restricted_to),
     }
 
 
@@ -100,7 +114,11 @@ def search_text(result: SearchResult) -> str:
 def answer_text(answer: Answer) -> str:
     """An answer for a terminal: the markdown, then the numbered references."""
     refs = [f"[{c.n}] {c.paper.label}: {c.paper.display[:120]}…" for c in answer.citations]
-    return answer.markdown + ("\n\n" + "\n".join(refs) if refs else "")
+    text = mark_unsupported(answer) + ("\n\n" + "\n".join(refs) if refs else "")
+    if any(s.supported is False for s in answer.sentences):
+        text += f"\n\n{UNSUPPORTED_NOTE}"
+    line = followup_line(answer)
+    return f"{line.replace('*', '')}\n\n{text}" if line else text
 
 
 def highlight(paper: Paper, used: list[str]) -> str:
@@ -143,10 +161,52 @@ def citations_html(answer: Answer) -> str:
     return "\n".join(blocks)
 
 
+UNSUPPORTED_MARK = "⚠ *unsupported*"
+UNSUPPORTED_NOTE = "⚠ marks a sentence that the abstracts it cites do not support."
+
+
+def mark_unsupported(answer: Answer) -> str:
+    """The answer's markdown with UNSUPPORTED_MARK after each sentence the checker did not accept.
+
+    Example: a sentence "X does Y [1]." judged unsupported -> 'X does Y [1]. ⚠ *unsupported*'
+    """
+    markdown = answer.markdown
+    for sentence in answer.sentences:
+        body = sentence.text.rstrip(" .!?")
+        start = markdown.find(body) if sentence.supported is False and body else -1
+        if start < 0:
+            continue
+        tail = re.match(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])*[.!?]*", markdown[start + len(body) :])
+        end = start + len(body) + (tail.end() if tail else 0)
+        markdown = f"{markdown[:end]} {UNSUPPORTED_MARK}{markdown[end:]}"
+    return markdown
+
+
+def followup_line(answer: Answer) -> str | None:
+    """What a rewritten follow-up searched, and the papers it was limited to.
+
+    Example: '*Searched:* Which papers use MuJoCo? *Only among:* Cal-SPI, ASCPO'
+    """
+    standalone = answer.standalone_question
+    if not standalone or (standalone == answer.question and not answer.restricted_to):
+        return None
+    labels = {h.paper.paper_id: h.paper.label for h in answer.hits}
+    labels |= {c.paper.paper_id: c.paper.label for c in answer.citations}
+    line = f"*Searched:* {standalone}"
+    if answer.restricted_to:
+        line += " *Only among:* " + ", ".join(labels.get(pid, pid) for pid in answer.restricted_to)
+    return line
+
+
 def chat_markdown(answer: Answer) -> str:
-    """The chat bubble: the answer, then a compact reference list."""
+    """The chat bubble: what a follow-up searched, the answer with unsupported sentences marked,
+    then a compact reference list."""
+    parts = [line] if (line := followup_line(answer)) else []
+    parts.append(mark_unsupported(answer))
+    if any(s.supported is False for s in answer.sentences):
+        parts.append(f"*{UNSUPPORTED_NOTE}*")
     refs = "\n".join(f"[{c.n}] **{c.paper.label}**" for c in answer.citations)
-    return f"{answer.markdown}\n\n{refs}" if refs else answer.markdown
+    return "\n\n".join(parts + ([refs] if refs else []))
 
 
 # --- Chat UI text (bot.ui shows these; kept here so they are tested without a browser) ---

@@ -1,27 +1,29 @@
-"""Hybrid retrieval: BM25 and dense chunk scores fused and aggregated to papers.
+"""Hybrid retrieval: BM25 and exact dense scores fused per paper.
 
-A paper appears once, scored by its best chunk (dense) and its whole text (BM25). The
-search abstains when neither kind of evidence says the corpus is about the query. It never
-calls a language model and composes no answers.
+Every paper is scored two ways: BM25 over its title and abstract, and the cosine similarity
+of its best chunk to the query (the query's acronyms spelled out as the corpus defines them,
+which MiniLM needs). Each score becomes a z-score against its own top `candidates` papers, so
+the two add up fairly; the idf-weighted share of the query's words a paper contains is added.
+The dense side is exact: one matrix product over every chunk vector, held in memory per store
+version (bot.corpus), instead of an approximate nearest-chunk search that reaches only some
+papers. The search abstains when neither kind of evidence says the corpus is about the query.
+It never calls a language model and composes no answers. Measurements: docs/retrieval.md.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
 
+from bot.corpus import Corpus
 from bot.errors import QueryError
-from bot.lexical import LexicalIndex
 from bot.settings import RetrievalSettings
-from bot.store import ChunkMatch, VectorStore
-from bot.types import Hit, Paper, SearchResult
+from bot.types import Hit, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
-# How many BM25 leaders join the dense candidates before fusion.
-_LEXICAL_CANDIDATES = 100
 # Papers whose coverage is checked for abstention.
 _ABSTAIN_DEPTH = 3
 # Name-like words: at least three characters with two or more capitals (CURE, Q-MMR, fMRI, ReFPO).
@@ -39,19 +41,12 @@ class Evidence:
 
 
 class Retriever:
-    """Searches one corpus: the registry's papers, their BM25 index and their vectors."""
+    """Searches one corpus: its papers, their BM25 index and their chunk vectors."""
 
-    def __init__(
-        self,
-        papers: dict[str, Paper],
-        lexical: LexicalIndex,
-        store: VectorStore,
-        embed: Embed,
-        settings: RetrievalSettings,
-    ) -> None:
-        self._papers = papers
-        self._lexical = lexical
-        self._store = store
+    def __init__(self, corpus: Corpus, embed: Embed, settings: RetrievalSettings) -> None:
+        self.corpus = corpus
+        self._papers = corpus.papers
+        self._lexical = corpus.lexical
         self._embed = embed
         self._settings = settings
 
@@ -59,50 +54,60 @@ class Retriever:
         """The `k` best papers for `query`."""
         return self.search_many([query], k)[0]
 
-    def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
-        """Search several queries at once (one embedding pass, one Chroma call)."""
+    def search_many(
+        self, queries: list[str], k: int | None = None, only: Collection[str] | None = None
+    ) -> list[SearchResult]:
+        """Search several queries at once (one embedding pass, one matrix product).
+
+        `only` restricts the ranking to these paper ids ("which of these ...?" follow-ups); the
+        scores are the same as in an open search.
+        """
         for query in queries:
             if not query or not query.strip():
                 raise QueryError("the query is empty; type a question or some keywords")
-        if not self._papers:
+        if not self._papers or not self.corpus.paper_ids:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
-        vectors = self._embed(queries)
-        matches = self._store.query(vectors, self._settings.dense_candidates)
-        return [self._rank(q, m, k or self._settings.k) for q, m in zip(queries, matches, strict=True)]
+        expand = self._settings.expand_acronyms
+        vectors = self._embed([self._lexical.expand(q) if expand else q for q in queries])
+        dense = self.corpus.vectors.similarity(vectors)
+        allowed = None if only is None else np.isin(np.array(self.corpus.paper_ids), list(only))
+        return [self._rank(q, row, k or self._settings.k, allowed) for q, row in zip(queries, dense, strict=True)]
 
-    def _rank(self, query: str, matches: list[ChunkMatch], k: int) -> SearchResult:
-        dense: dict[str, float] = {}
-        for match in matches:
-            if match.paper_id in self._papers:  # orphan vectors of removed papers are ignored
-                dense[match.paper_id] = max(dense.get(match.paper_id, -1.0), match.similarity)
-        bm25 = self._lexical.scores(query)
-        ids = self._lexical.paper_ids
-        top_lexical = np.argsort(-bm25)[:_LEXICAL_CANDIDATES]
-        candidates = set(dense) | {ids[i] for i in top_lexical if bm25[i] > 0}
-        candidates &= set(self._papers)
-        if not candidates:
-            candidates = set(list(self._papers)[:k])
-        lexical_by_id = {ids[i]: float(bm25[i]) for i in top_lexical}
-        best_bm25 = max(lexical_by_id.values(), default=0.0)
-        floor = min(dense.values(), default=0.0)
-        top = max(dense.values(), default=0.0)
-        spread = max(top - floor, 1e-6)
+    def _rank(self, query: str, dense: np.ndarray, k: int, allowed: np.ndarray | None = None) -> SearchResult:
+        """Rank every paper; `dense` is each paper's best-chunk cosine in `corpus.paper_ids` order."""
+        rows = self.corpus.lexical_rows
+        bm25 = self._lexical.scores(query)[rows].astype(np.float64)
+        coverage, named = (share[rows] for share in self._coverage(query))
+        depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
-
-        scored: list[tuple[float, float, float, str]] = []
-        for pid in candidates:
-            lex = lexical_by_id.get(pid, 0.0) / best_bm25 if best_bm25 > 0 else 0.0
-            cos = dense.get(pid, floor)
-            dense_norm = (cos - floor) / spread
-            scored.append((weight * lex + (1 - weight) * dense_norm, lex, cos, pid))
-        scored.sort(key=lambda s: (-s[0], s[3]))
-
+        fused = (
+            weight * _standardise(bm25, depth)
+            + (1 - weight) * _standardise(dense.astype(np.float64), depth)
+            + self._settings.match_weight * coverage
+            + self._settings.name_weight * named
+        )
+        if allowed is not None:
+            fused = np.where(allowed, fused, -np.inf)
+            k = min(k, int(allowed.sum()))
+        best_bm25 = float(bm25.max(initial=0.0))
+        ids = self.corpus.paper_ids
+        order = sorted(np.argsort(-fused, kind="stable")[:k].tolist(), key=lambda i: (-fused[i], ids[i]))
         hits: list[Hit] = []
-        for fused, lex, cos, pid in scored[:k]:
-            paper = self._papers[pid]
+        for i in order:
+            paper = self._papers[ids[i]]
             share, terms = self._lexical.coverage(query, paper.searchable_text())
-            hits.append(Hit(paper, round(fused, 6), round(lex, 6), round(cos, 6), terms, round(share, 6)))
-        evidence = self._evidence(query, hits, top)
+            lexical = bm25[i] / best_bm25 if best_bm25 > 0 else 0.0
+            hits.append(
+                Hit(
+                    paper,
+                    round(float(fused[i]), 6),
+                    round(lexical, 6),
+                    round(float(dense[i]), 6),
+                    terms,
+                    round(share, 6),
+                )
+            )
+        evidence = self._evidence(query, hits, float(dense.max(initial=0.0)))
         abstained = evidence.relevance < self._settings.abstain_below and not evidence.named
         reason = (
             f"relevance {evidence.relevance:.2f} < {self._settings.abstain_below}: best dense "
@@ -110,6 +115,26 @@ class Retriever:
             "and no name from the corpus in the query"
         )
         return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
+
+    def _coverage(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per paper (BM25 index order): the idf-weighted share of the query's words it contains,
+        and the share carried by the query's names alone (words with two capitals: OPD, Q-MMR).
+
+        MiniLM cannot read names it never saw, so a paper that uses the query's rare names gets
+        the second share as extra evidence. Example: "theory for OPD" -> names {"opd"}.
+        """
+        share = np.zeros(len(self._lexical.paper_ids), dtype=np.float64)
+        named = np.zeros_like(share)
+        names = {name.lower() for name in _NAME.findall(query)}
+        words = self._lexical.word_presence(query)
+        total = sum(weight for _, weight, _ in words)
+        for word, weight, present in words:
+            share += weight * present
+            if word in names:
+                named += weight * present
+        if total <= 0:
+            return share, named
+        return share / total, named / total
 
     def _evidence(self, query: str, hits: list[Hit], best_dense: float) -> Evidence:
         coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)
@@ -121,3 +146,17 @@ class Retriever:
         names = [n for n in _NAME.findall(query) if len(n) >= 3 and 0 < self._lexical.doc_freq(n) <= rare]
         named = any(name in h.paper.display for name in names for h in hits[:_ABSTAIN_DEPTH])
         return Evidence(best_dense=best_dense, best_coverage=coverage, relevance=relevance, named=named)
+
+
+def _standardise(scores: np.ndarray, depth: int) -> np.ndarray:
+    """Scores as z-scores against the `depth` best, so BM25 and cosine add up fairly.
+
+    Example: scores [9, 5, 1, 0] with depth 3 (mean 5, sd 3.27) -> [1.22, 0.0, -1.22, -1.53].
+    """
+    if len(scores) == 0 or depth <= 0:
+        return np.zeros_like(scores)
+    top = np.partition(scores, len(scores) - depth)[len(scores) - depth :]
+    spread = float(np.std(top))
+    if spread <= 1e-9:
+        return np.zeros_like(scores)
+    return (scores - float(np.mean(top))) / spread

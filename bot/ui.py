@@ -1,8 +1,9 @@
-"""The Gradio chat: questions in, cited answers out, with the cited abstracts beside them.
+"""The Gradio app: a chat whose answers cite abstracts, plus the Triage and Reading list tabs.
 
-The only module that imports gradio. It receives plain callables (ask, ingest the seeds,
-count papers) and renders what they return with `bot.render`; it has no retrieval or
-answering logic of its own and never sees the Paperbot object except in `serve`.
+With bot.ui_triage (those two tabs), the only module that imports gradio. It receives plain
+callables (ask, ingest the seeds, count papers, and a `Library` of triage, list and export
+calls) and renders what they return with `bot.render` and `bot.ui_views`; it has no retrieval
+or answering logic of its own and never sees the Paperbot object except in `serve`.
 """
 
 from __future__ import annotations
@@ -11,20 +12,24 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bot import render
+from bot import ui_views as views
 from bot.errors import PaperbotError
-from bot.types import Answer, IngestReport
+from bot.types import Answer, IngestReport, ReadingList, TriageResult
 
 if TYPE_CHECKING:
     import gradio as gr
 
+    from bot.ui_triage import CiteWidgets
+
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
-Ask = Callable[[str], Answer]
+Ask = Callable[..., Answer]  # ask(question) or, for a follow-up, ask(question, previous=last answer)
 IngestSeeds = Callable[[Progress], IngestReport]
 PaperCount = Callable[[], int]
 Message = dict[str, Any]  # one Gradio chat message: {"role": ..., "content": ...}
@@ -39,6 +44,33 @@ class Core(Protocol):
     def ingest(self, *, progress: Progress | None = None) -> IngestReport: ...
 
     def paper_count(self) -> int: ...
+
+    def triage(self, topic: str) -> TriageResult: ...
+
+    def reading_list(self, name: str) -> ReadingList: ...
+
+    def list_names(self) -> list[tuple[str, int]]: ...
+
+    def add_to_list(self, name: str, refs: list[str]) -> int: ...
+
+    def remove_from_list(self, name: str, refs: list[str]) -> int: ...
+
+    def export(
+        self, fmt: str, list_name: str | None = None, topic: str | None = None, refs: list[str] | None = None
+    ) -> str: ...
+
+
+def library_of(core: Core) -> views.Library:
+    """The core's triage, reading-list and export calls as the callables the tabs take."""
+    return views.Library(
+        triage=core.triage,
+        reading_list=core.reading_list,
+        list_names=core.list_names,
+        add_to_list=core.add_to_list,
+        remove_from_list=core.remove_from_list,
+        export_papers=lambda fmt, ids: core.export(fmt, refs=ids),
+        export_list=lambda fmt, name: core.export(fmt, list_name=name),
+    )
 
 
 EXAMPLES = (
@@ -131,23 +163,27 @@ class Turn:
 
     history: list[Message]
     panel: str | None  # None keeps the panel of the latest real answer
+    answer: Answer | None = None  # the answer shown; None when the turn made none
 
 
-def chat_turn(question: str, history: list[Message], ask: Ask) -> Turn:
-    """Append `question` and its reply to `history`; core errors become polite replies."""
+def chat_turn(question: str, history: list[Message], ask: Ask, previous: Answer | None = None) -> Turn:
+    """Append `question` and its reply to `history`; core errors become polite replies.
+
+    `previous`, the last answer shown, lets "compare [1] and [3]" follow it up (see bot.followup).
+    """
     question = (question or "").strip()
     if not question:
         return Turn([*history, _assistant(render.EMPTY_QUESTION_REPLY)], None)
     asked = [*history, _user(question)]
     try:
-        answer = ask(question)
+        answer = ask(question) if previous is None else ask(question, previous=previous)
     except PaperbotError as exc:
         return Turn([*asked, _assistant(render.error_reply(str(exc)))], None)
     except Exception:  # the UI boundary: a bug must not show a traceback to the reader
         log.exception("answering %r failed", question)
         reply = render.error_reply("something went wrong in paperbot; the server log has details")
         return Turn([*asked, _assistant(reply)], None)
-    return Turn([*asked, _assistant(render.chat_markdown(answer))], render.citations_html(answer))
+    return Turn([*asked, _assistant(render.chat_markdown(answer))], render.citations_html(answer), answer)
 
 
 def seeded(ask: Ask, loader: SeedLoader, progress: Progress) -> Ask:
@@ -156,9 +192,9 @@ def seeded(ask: Ask, loader: SeedLoader, progress: Progress) -> Ask:
     API callers never load the page, so their first question may be what fills the store.
     """
 
-    def ask_after_seeds(question: str) -> Answer:
+    def ask_after_seeds(question: str, previous: Answer | None = None) -> Answer:
         loader.ensure(progress)
-        return ask(question)
+        return ask(question) if previous is None else ask(question, previous=previous)
 
     return ask_after_seeds
 
@@ -173,21 +209,24 @@ def _assistant(text: str) -> Message:
 
 @dataclass(frozen=True)
 class Widgets:
-    """The components events are wired to."""
+    """The chat tab's components events are wired to."""
 
     status: gr.Markdown
     chatbot: gr.Chatbot
     question: gr.Textbox
     panel: gr.HTML
+    cite: CiteWidgets  # under the panel: add cited papers to a reading list
 
 
 def _build_widgets() -> Widgets:
-    """Lay out the page; must run inside a `gr.Blocks` context. Wires no events."""
+    """Lay out the heading and the chat tab; must run inside a `gr.Blocks` context. Wires no events."""
     import gradio as gr
+
+    from bot.ui_triage import build_cite_widgets
 
     gr.Markdown("## paperbot: ask the abstracts\nEvery sentence of an answer cites its paper.")
     status = gr.Markdown("Checking the store…")
-    with gr.Row(equal_height=False):
+    with gr.Tab("Chat", id="chat", elem_id="pb-tab-chat"), gr.Row(equal_height=False):
         with gr.Column(scale=3):
             chatbot = gr.Chatbot(
                 label="Conversation",
@@ -207,7 +246,8 @@ def _build_widgets() -> Widgets:
         with gr.Column(scale=2):
             gr.Markdown("#### Cited abstracts")
             panel = gr.HTML(render.citations_placeholder(), css_template=PANEL_CSS, max_height=640)
-    return Widgets(status=status, chatbot=chatbot, question=question, panel=panel)
+            cite = build_cite_widgets()
+    return Widgets(status=status, chatbot=chatbot, question=question, panel=panel, cite=cite)
 
 
 def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLoader, paper_count: PaperCount) -> None:
@@ -238,18 +278,24 @@ def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLo
         # Enabled even after a failure, so the reader can still ask and see the error.
         yield line, gr.update(interactive=True, placeholder="Ask about the abstracts…")
 
+    # The latest answer of this browser session, which a follow-up question refers to.
+    last_answer = gr.State(None)
+
     def on_ask(
         question: str,
         history: list[Message],
+        previous: Answer | None,
         progress: gr.Progress = gr.Progress(),  # noqa: B008
-    ) -> Iterator[tuple[Any, Any, Any, Any]]:
+    ) -> Iterator[tuple[Any, Any, Any, Any, Any, Any]]:
         # Echo the question at once; answering takes a second or two on a CPU.
         shown = [*history, _user(question.strip())] if question and question.strip() else history
-        yield shown, "", gr.skip(), gr.skip()
+        yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
-        turn = chat_turn(question, history, seeded(ask, loader, gradio_progress(progress)))
+        turn = chat_turn(question, history, seeded(ask, loader, gradio_progress(progress)), previous)
         panel = turn.panel if turn.panel is not None else gr.skip()
-        yield turn.history, "", panel, status()
+        # The tick boxes offer the papers the panel shows, so they change together.
+        cited = gr.update(choices=views.citation_choices(turn.answer), value=[]) if turn.answer else gr.skip()
+        yield turn.history, "", panel, status(), cited, turn.answer if turn.answer else gr.skip()
 
     def ask_markdown(question: str) -> str:
         """The answer to `question` as markdown with [n] citations and its reference list."""
@@ -273,38 +319,70 @@ def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLo
     # concurrent questions from competing for it or racing inside Chroma.
     w.question.submit(
         on_ask,
-        inputs=[w.question, w.chatbot],
-        outputs=[w.chatbot, w.question, w.panel, w.status],
+        inputs=[w.question, w.chatbot, last_answer],
+        outputs=[w.chatbot, w.question, w.panel, w.status, w.cite.cited, last_answer],
         api_name="chat",
         api_visibility="undocumented",
         concurrency_id="core",
         concurrency_limit=1,
     )
-    # The chat's own trash icon empties the conversation; the panel must follow it.
-    w.chatbot.clear(render.citations_placeholder, outputs=[w.panel], api_visibility="private", queue=False)
+    # The chat's own trash icon empties the conversation; the panel and tick boxes must follow it.
+    w.chatbot.clear(
+        lambda: (render.citations_placeholder(), gr.update(choices=[], value=[]), None),
+        outputs=[w.panel, w.cite.cited, last_answer],
+        api_visibility="private",
+        queue=False,
+    )
     gr.api(ask_markdown, api_name="ask", concurrency_id="core", concurrency_limit=1)
 
 
-def build(ask: Ask, ingest_seeds: IngestSeeds | None, paper_count: PaperCount) -> gr.Blocks:
-    """The chat app over plain callables; `ingest_seeds(progress)` fills an empty store.
+def _after_seeds(library: views.Library, loader: SeedLoader) -> views.Library:
+    """`library` whose triage first loads the seeds into an empty store, as a question does."""
 
-    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count).launch()
+    def triage(topic: str) -> TriageResult:
+        loader.ensure(lambda done, total: None)
+        return library.triage(topic)
+
+    return replace(library, triage=triage)
+
+
+def build(
+    ask: Ask,
+    ingest_seeds: IngestSeeds | None,
+    paper_count: PaperCount,
+    library: views.Library,
+    exports: Path | None = None,
+) -> gr.Blocks:
+    """The app over plain callables; `ingest_seeds(progress)` fills an empty store.
+
+    Export files for the download buttons go under `exports` (default: a new temporary folder).
+    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count, library_of(bot)).launch()
     """
     _quiet_gradio()
     import gradio as gr
 
+    from bot import ui_triage  # imports gradio, so only after _quiet_gradio
+
     loader = SeedLoader(ingest_seeds, paper_count)
-    with gr.Blocks(title="paperbot", analytics_enabled=False) as demo:
+    library = _after_seeds(library, loader)
+    files = views.ExportFiles(exports)
+    # Gradio copies each download into its cache; an hour-old copy is no longer needed.
+    with gr.Blocks(title="paperbot", analytics_enabled=False, delete_cache=(1800, 3600)) as demo:
         widgets = _build_widgets()
+        triage_tab = ui_triage.build_triage_tab()
+        list_tab = ui_triage.build_list_tab()
         _register_events(demo, widgets, ask, loader, paper_count)
+        ui_triage.register_cite_events(widgets.cite, library, list_tab.last_list)
+        ui_triage.register_triage_events(triage_tab, library, files, list_tab.last_list)
+        ui_triage.register_list_events(list_tab, library, files)
     demo.queue(default_concurrency_limit=1)
     return demo
 
 
 def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
-    """Run the chat UI on host:port until interrupted; never creates a public share link."""
+    """Run the UI on host:port until interrupted; never creates a public share link."""
     _quiet_gradio()
-    demo = build(bot.ask, lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    demo = build(bot.ask, lambda progress: bot.ingest(progress=progress), bot.paper_count, library_of(bot))
     try:
         _, local_url, _ = demo.launch(
             server_name=host,

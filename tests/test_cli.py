@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -17,7 +18,18 @@ from bot.settings import Settings
 
 SEARCH_KEYS = {"query", "abstained", "results"}
 RESULT_KEYS = {"rank", "paper_id", "source_id", "label", "score", "text", "sources"}
-ASK_KEYS = {"question", "answer", "abstained", "citations", "sentences"}
+ASK_KEYS = {
+    "question",
+    "answer",
+    "abstained",
+    "citations",
+    "sentences",
+    "generator",
+    "notice",
+    "standalone_question",
+    "restricted_to",
+}
+SENTENCE_KEYS = {"text", "citations", "supported", "support", "reason"}
 DATA = Path(__file__).resolve().parent / "data"
 
 
@@ -136,7 +148,10 @@ def test_ask_json_cites_only_retrieved_papers(
         numbers = [c["n"] for c in answer["citations"]]
         assert numbers == list(range(1, len(numbers) + 1))
         assert _citation_numbers(answer["answer"]) <= set(numbers)
+        assert answer["standalone_question"] == answer["question"] and answer["restricted_to"] == []
         for sentence in answer["sentences"]:
+            assert set(sentence) == SENTENCE_KEYS
+            assert isinstance(sentence["supported"], bool)
             assert set(sentence["citations"]) <= set(numbers)
             # the answer holds each sentence, its [n] markers before the final stop
             assert sentence["text"].rstrip(".?!") in answer["answer"]
@@ -200,3 +215,49 @@ def test_search_on_an_empty_store_says_to_ingest(tmp_path: Path, run_cli: Callab
     run = run_cli("search", "anything", "--store", tmp_path / "store")
     assert run.code == 2
     assert run.err.startswith("paperbot: error: the store is empty; run `paperbot ingest` first")
+
+
+SAFE_RL = "How can reinforcement learning keep an agent safe in every state it visits?"
+
+
+@pytest.mark.slow
+def test_ask_follows_up_a_history_file(seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    store = ("--store", seeded_store.store)
+    first = run_cli("ask", SAFE_RL, "--json", *store).json()
+    one, two = first["citations"][0], first["citations"][1]
+    as_list = tmp_path / "history.json"
+    as_list.write_text(json.dumps([{"question": "earlier", "answer": {"citations": []}}, first]))
+    as_lines = tmp_path / "history.jsonl"
+    as_lines.write_text(json.dumps(first) + "\n")
+    for history in (as_list, as_lines):
+        run = run_cli("ask", "compare [1] and [2]", "--history", history, "--json", *store)
+        assert (run.code, run.err) == (0, "")
+        out = run.json()
+        assert out["question"] == "compare [1] and [2]"
+        assert out["standalone_question"] == f"Compare {one['label']} and {two['label']}"
+        assert out["restricted_to"] == [one["paper_id"], two["paper_id"]]
+        assert [c["paper_id"] for c in out["citations"]] == [one["paper_id"], two["paper_id"]]
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"citations": [{"label": "x"}]}]')
+    run = run_cli("ask", "compare [1] and [2]", "--history", bad, *store)
+    assert run.code == 2 and run.err.startswith(f"paperbot: error: --history {bad}: each history citation needs")
+
+
+@pytest.mark.slow
+def test_chat_reads_piped_questions_and_keeps_the_conversation(
+    seeded_store: Settings, run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = f"{SAFE_RL}\n\ntell me more about [2]\nquit\nnever asked\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    run = run_cli("chat", "--json", "--store", seeded_store.store)
+    assert (run.code, run.err) == (0, "")
+    first, second = run.json_lines()  # the blank line is skipped and nothing after quit is asked
+    assert first["question"] == SAFE_RL and first["restricted_to"] == []
+    picked = first["citations"][1]
+    assert second["standalone_question"] == f"Tell me more about {picked['label']}"
+    assert [c["paper_id"] for c in second["citations"]] == [picked["paper_id"]]
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{SAFE_RL}\nwhat about the first one?\n"))  # ends at EOF
+    text = run_cli("chat", "--store", seeded_store.store)
+    assert text.code == 0
+    assert "[1] " in text.out and f"Searched: What about {first['citations'][0]['label']}?" in text.out

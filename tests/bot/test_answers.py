@@ -102,7 +102,11 @@ def test_search_json_keeps_source_text_verbatim(seeded_bot):
 def test_naming_a_paper_gives_its_problem_method_and_findings(seeded_bot):
     answer = seeded_bot.ask("What is CausalBind?")
     assert [c.paper.label for c in answer.citations] == ["CausalBind"]
-    assert answer.markdown.startswith("**CausalBind**:")
+    lines = answer.markdown.splitlines()
+    assert lines[0] == "**CausalBind**"
+    roles = [line.split(":")[0] for line in lines[1:]]  # one cited point each
+    assert roles[0] == "- Problem" and "- Method" in roles and "- Results" in roles
+    assert all(line.endswith("[1].") for line in lines[1:])
     texts = [s.paper_sentence for s in answer.sentences]
     paper = answer.citations[0].paper.display
     assert texts == sorted(texts, key=paper.index)  # in the abstract's own order

@@ -14,13 +14,18 @@ import pytest
 from bot import themes
 from bot.app import Paperbot
 from bot.corpus import PaperVectors
-from bot.lexical import LexicalIndex, query_words
+from bot.lexical import LexicalIndex, query_words, tokenize, tokenize_query
 from bot.settings import Settings, TriageSettings
 from bot.store import ChunkVectors
+from bot.theme_words import ADJECTIVES, NEVER, NOT_ALONE
 from bot.triage import choose_cut, clip
 from bot.types import Paper, Source
 
 TOPICS = Path(__file__).resolve().parent.parent / "data" / "triage_topics.jsonl"
+# Broad topics: many papers, so several themes to name.
+BROAD = ["reinforcement learning", "large language models", "reasoning"]
+# Words that say nothing about what a group of papers is about; the old names used them.
+SAYS_NOTHING = {"become", "becomes", "show", "shows", "novel", "sparse", "results", "performance", "propose", "we"}
 PAPER_KEYS = {"paper_id", "source_id", "label", "score", "reason", "text", "theme"}
 SETTINGS = TriageSettings()
 
@@ -99,6 +104,54 @@ def test_themes_group_by_vector_and_name_by_distinctive_words() -> None:
     assert any(w in names["b"] for w in ("diffusion", "sampler", "images")), names
     assert themes.group(papers, vectors, lexical, "machine learning", most=6) == groups  # deterministic
     assert "diffusion" not in themes.group(papers[3:], vectors[3:], lexical, "diffusion", most=6)[0].name
+
+
+def _two_groups(texts: dict[str, str]) -> tuple[list[Paper], np.ndarray, LexicalIndex]:
+    """Papers whose ids start with "a" or "b", with vectors that put them in those two groups."""
+    papers = [_paper(pid, t) for pid, t in texts.items()]
+    vectors = np.zeros((len(papers), 4), dtype=np.float32)
+    for row, p in enumerate(papers):
+        vectors[row, 0 if p.paper_id[0] == "a" else 1] = 1.0
+    return papers, vectors, LexicalIndex.build(texts)
+
+
+def test_names_are_noun_phrases_not_the_words_that_merely_differ() -> None:
+    # "become", "show" and "sparse" are in every "a" paper and no "b" paper: the most distinctive
+    # words, and no name at all; "reward models" is the phrase the group shares.
+    texts = {
+        "a1": "We show that reward models become sparse. Reward models rank answers.",
+        "a2": "Reward models become sparse when trained longer, we show; a fix for the reward model.",
+        "a3": "We show how reward models become sparse and propose denser reward models.",
+        "b1": "Graph neural networks (GNNs) pass messages; message passing over molecules.",
+        "b2": "Message passing in graph neural networks (GNNs) predicts molecule properties.",
+        "b3": "We study message passing GNNs on molecules with graph neural networks (GNNs).",
+    }
+    papers, vectors, lexical = _two_groups(texts)
+    groups = themes.group(papers, vectors, lexical, "GNNs", most=6)
+    names = {g.paper_ids[0][0]: g.name for g in groups}
+    assert names["a"].split(" · ")[0] == "reward models", names
+    for word in ("become", "show", "sparse", "we"):
+        assert word not in names["a"].split(" · "), names  # not a term of its own
+    assert "become" not in names["a"] and "show" not in names["a"]
+    # the topic is an acronym the corpus spells out: neither it nor its long form names a theme
+    assert names["b"].startswith("message passing"), names
+    assert not {"gnns", "graph", "neural", "networks"} & set(names["b"].lower().replace("·", " ").split()), names
+
+
+def test_a_theme_name_does_not_reuse_another_themes_terms() -> None:
+    texts = {
+        "a1": "Federated clients share gradients; client drift slows federated averaging.",
+        "a2": "Client drift across federated clients; gradient compression for clients.",
+        "a3": "Clients with client drift and partial participation of clients.",
+        "b1": "Clients leak data through gradient inversion attacks on clients.",
+        "b2": "Gradient inversion attacks recover client images from clients.",
+        "b3": "Defending clients against gradient inversion attacks.",
+    }
+    papers, vectors, lexical = _two_groups(texts)
+    names = [g.name for g in themes.group(papers, vectors, lexical, "federated learning", most=6)]
+    terms = [set(name.split(" · ")) for name in names]
+    assert len(set(names)) == 2 and not terms[0] & terms[1], names
+    assert any("gradient inversion" in n for n in names), names
 
 
 def test_paper_vectors_take_each_papers_best_chunk() -> None:
@@ -235,3 +288,70 @@ def test_triage_sees_papers_ingested_after_it_first_ran(
     bot.ingest([write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
     found = bot.triage("counting penguins in drone images")
     assert [p.paper.label for p in found.papers] == ["PenguinCount"] and found.considered == 54
+
+
+@pytest.mark.slow
+def test_theme_names_on_the_seeds_read_as_what_the_papers_are_about(seeded_bot: Paperbot) -> None:
+    topics = [json.loads(line)["topic"] for line in TOPICS.read_text(encoding="utf-8").splitlines()] + BROAD
+    corpus = seeded_bot.corpus()
+    named = 0
+    for topic in topics:
+        result = seeded_bot.triage(topic)
+        names = [t.name for t in result.themes]
+        assert len(set(names)) == len(names), (topic, names)
+        topic_tokens = set(tokenize_query(topic))
+        for theme in result.themes:
+            held = [set(tokenize(corpus.papers[pid].searchable_text())) for pid in theme.paper_ids]
+            terms = theme.name.split(" · ")
+            assert 1 <= len(terms) <= 2, (topic, theme.name)
+            for term in terms:
+                words = term.lower().split()
+                for end in (words[0], words[-1]):  # a noun phrase's ends: no stopword or generic verb
+                    assert query_words(end) and end not in NEVER and end not in SAYS_NOTHING, (topic, theme.name)
+                assert not all(w in NOT_ALONE for w in words), (topic, theme.name)  # not "models" or "training data"
+                assert len(words) > 1 or words[0] not in ADJECTIVES, (topic, theme.name)
+                tokens = set(tokenize(term))
+                assert tokens and not tokens <= topic_tokens, (topic, theme.name)  # more than the topic's words
+                assert any(tokens <= h for h in held), (topic, theme.name)  # the term is in the group's papers
+            covered = sum(any(set(tokenize(t)) <= h for t in terms) for h in held)
+            assert covered >= len(held) / 2, (topic, theme.name, covered, len(held))  # in most of its papers
+            named += 1
+        every_term = [t.lower() for n in names for t in n.split(" · ")]
+        assert len(every_term) == len(set(every_term)), (topic, names)  # no term names two themes
+    assert named >= len(topics) + 3  # the broad topics were split into several themes, each checked
+
+
+@pytest.mark.slow
+def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
+    store_copy: Settings,
+    write_abstracts: Callable[..., Path],
+    small_abstracts: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = Paperbot(store_copy)
+    corpus = first.corpus()
+    cached = sorted(store_copy.store.glob("corpus-vectors-*.npz"))
+    assert len(cached) == 1
+
+    second = Paperbot(store_copy)
+    monkeypatch.setattr(second.store, "all_vectors", lambda *a, **k: pytest.fail("read Chroma despite the cache"))
+    again = second.corpus()
+    assert again.paper_ids == corpus.paper_ids
+    assert np.array_equal(again.vectors.centroids, corpus.vectors.centroids)
+    assert again.vectors.chunk_count == corpus.vectors.chunk_count == first.store.count()
+    monkeypatch.undo()
+
+    # an ingest makes the copy stale: the next process reads Chroma again and replaces the file
+    second.ingest([write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
+    third = Paperbot(store_copy)
+    reads: list[int] = []
+    real = third.store.all_vectors
+    monkeypatch.setattr(third.store, "all_vectors", lambda *a, **k: reads.append(1) or real(*a, **k))
+    assert len(third.corpus().paper_ids) == 54 and reads == [1]
+    replaced = sorted(store_copy.store.glob("corpus-vectors-*.npz"))
+    assert len(replaced) == 1 and replaced != cached
+    assert [p.paper.label for p in third.triage("counting penguins in drone images").papers] == ["PenguinCount"]
+
+    replaced[0].write_bytes(b"not an npz file")  # a damaged copy is ignored, not trusted
+    assert len(Paperbot(store_copy).corpus().paper_ids) == 54

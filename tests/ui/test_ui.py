@@ -1,7 +1,9 @@
-"""The chat UI's own logic in-process: one chat turn, the once-only seed load, the endpoints.
+"""The UI's own logic in-process: one chat turn, the once-only seed load, the endpoints, the
+callables the Triage and Reading list tabs are given.
 
 Everything runs against a real Paperbot on a store in `tmp_path` (the slow tests embed a
-three-abstract corpus with the bundled model); the browser-facing server is in test_server.py.
+three-abstract corpus with the bundled model); the served app is in test_server.py and
+test_browser.py.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import os
 import threading
 from pathlib import Path
 
+import bibtexparser
 import pytest
 
-from bot import render, ui
+from bot import render, ui, ui_views
 from bot.app import Paperbot
 from bot.settings import Settings
 from bot.types import Answer, IngestReport
@@ -91,13 +94,18 @@ def test_without_a_seed_loader_nothing_is_ingested(tmp_path: Path) -> None:
 def test_build_exposes_ask_and_hides_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GRADIO_ANALYTICS_ENABLED", raising=False)
     bot = _bot(tmp_path, tmp_path / "no-seeds")
-    demo = ui.build(bot.ask, None, bot.paper_count)
+    demo = ui.build(bot.ask, None, bot.paper_count, ui.library_of(bot), exports=tmp_path / "exports")
     assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
     info = demo.get_api_info()
     assert list(info["named_endpoints"]) == ["/ask"]  # the documented, stable endpoint
     visibility = {fn.api_name: fn.api_visibility for fn in demo.fns.values()}
     assert visibility["chat"] == "undocumented"  # callable by tests, not advertised
     assert visibility["on_load"] == "private"  # the seed load is never an API
+    # Triage, list and export handlers change the store or write files: never an API.
+    others = {name: v for name, v in visibility.items() if name not in ("chat", "ask", "load_example")}
+    assert any(name.startswith("on_triage") for name in others) and any("on_remove" in name for name in others)
+    assert set(others.values()) == {"private"}
+    assert (tmp_path / "exports").is_dir()
 
 
 @pytest.mark.slow
@@ -141,3 +149,35 @@ def test_concurrent_first_visits_ingest_the_seeds_once(tmp_path: Path, small_see
     assert "[1]" in reply and "**PenguinCount**" in reply
     assert turn.panel is not None and "[1] PenguinCount" in turn.panel
     assert "<mark>" in turn.panel
+    # The cited papers are offered for a reading list, by number and label.
+    assert turn.answer is not None
+    assert ui_views.citation_choices(turn.answer)[0] == ("[1] PenguinCount", bot.resolve(["PenguinCount"])[0].paper_id)
+
+
+@pytest.mark.slow
+def test_the_tabs_callables_reach_the_core(tmp_path: Path, small_seeds: Path) -> None:
+    bot = _bot(tmp_path, small_seeds)
+    library = ui.library_of(bot)
+    loader = ui.SeedLoader(lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    # Triage on an empty store first loads the seeds, as the first question does.
+    found = ui._after_seeds(library, loader).triage("counting penguins in drone images")
+    assert bot.paper_count() == 3
+    assert [p.paper.label for p in found.papers] == ["PenguinCount"]
+    assert found.considered == 3
+
+    penguin, quill = found.papers[0].paper.paper_id, bot.resolve(["QuillNet"])[0].paper_id
+    assert library.list_names() == []
+    assert library.add_to_list("to read", [penguin, quill]) == 2
+    assert library.add_to_list("to read", [penguin]) == 0
+    assert library.list_names() == [("to read", 2)]
+    assert [p.label for p in library.reading_list("to read").papers] == ["PenguinCount", "QuillNet"]
+
+    by_list = bibtexparser.parse_string(library.export_list("bibtex", "to read")).entries
+    assert [e.fields_dict["title"].value for e in by_list] == ["{PenguinCount}", "{QuillNet}"]
+    assert library.export_list("markdown", "to read").startswith("# Reading list: to read")
+    by_ids = library.export_papers("csv", [quill])
+    assert by_ids.count(quill) == 1 and penguin not in by_ids
+
+    assert library.remove_from_list("to read", [penguin]) == 1
+    assert [p.label for p in library.reading_list("to read").papers] == ["QuillNet"]
+    assert ui_views.list_choices(library.list_names()) == [("to read (1)", "to read")]

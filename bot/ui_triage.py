@@ -1,0 +1,322 @@
+"""The Triage and Reading list tabs of the Gradio app: widgets, then the events wiring them.
+
+Imports gradio (with bot.ui, the only modules that do). Everything shown comes from
+`bot.ui_views`, and everything done goes through the `Library` callables; no triage, list
+or export logic lives here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from bot import ui_views as views
+from bot.errors import PaperbotError
+from bot.export import FORMATS
+
+log = logging.getLogger(__name__)
+
+Rows = list[list[Any]]
+
+
+@dataclass(frozen=True)
+class CiteWidgets:
+    """Under the chat's citation panel: tick cited papers and add them to a reading list."""
+
+    cited: gr.CheckboxGroup
+    list_name: gr.Textbox
+    add: gr.Button
+    added: gr.Markdown
+
+
+@dataclass(frozen=True)
+class TriageWidgets:
+    """The Triage tab's components that events are wired to."""
+
+    topic: gr.Textbox
+    summary: gr.Markdown
+    table: gr.Dataframe
+    selection: gr.Markdown
+    list_name: gr.Textbox
+    add: gr.Button
+    added: gr.Markdown
+    downloads: dict[str, gr.DownloadButton]  # by export format
+
+
+@dataclass(frozen=True)
+class ListWidgets:
+    """The Reading list tab's components that events are wired to."""
+
+    tab: gr.Tab
+    choose: gr.Dropdown
+    refresh: gr.Button
+    summary: gr.Markdown
+    table: gr.Dataframe
+    selection: gr.Markdown
+    remove: gr.Button
+    removed: gr.Markdown
+    downloads: dict[str, gr.DownloadButton]
+    last_list: gr.State  # the list the other tabs last added to; shown when this tab opens
+
+
+def _download_row(prefix: str) -> dict[str, gr.DownloadButton]:
+    with gr.Row():
+        return {
+            fmt: gr.DownloadButton(
+                f"Download {views.FORMAT_NAMES[fmt]}",
+                interactive=False,  # enabled once there are papers to export
+                size="sm",
+                elem_id=f"{prefix}-{fmt}",
+            )
+            for fmt in FORMATS
+        }
+
+
+def _add_row(prefix: str, text: str) -> tuple[gr.Textbox, gr.Button]:
+    """A reading-list name box and an add button, side by side at the same height."""
+    with gr.Row(equal_height=True):
+        name = gr.Textbox(
+            value=views.DEFAULT_LIST,
+            placeholder="reading list name",
+            show_label=False,
+            container=False,
+            scale=2,
+            elem_id=f"{prefix}-list",
+        )
+        add = gr.Button(text, scale=1, elem_id=f"{prefix}-add")
+    return name, add
+
+
+def _table(headers: list[str], types: list[str], elem_id: str, widths: list[str | int]) -> gr.Dataframe:
+    return gr.Dataframe(
+        value=[],
+        headers=headers,
+        datatype=types,  # type: ignore[arg-type]  # gradio's Literal list
+        type="array",
+        interactive=True,  # only for the tick boxes: every other column is static
+        static_columns=list(range(1, len(headers))),
+        column_widths=widths,
+        wrap=True,
+        max_height=520,
+        show_label=False,
+        buttons=["copy", "fullscreen"],
+        elem_id=elem_id,
+    )
+
+
+def build_cite_widgets() -> CiteWidgets:
+    """Lay out the add-cited-papers controls (inside the chat tab's layout). Wires no events."""
+    cited = gr.CheckboxGroup(choices=[], label="Cited papers of the latest answer", elem_id="pb-cited")
+    list_name, add = _add_row("pb-cited", "Add to list")
+    added = gr.Markdown(elem_id="pb-cited-added")
+    return CiteWidgets(cited, list_name, add, added)
+
+
+def build_triage_tab() -> TriageWidgets:
+    """Lay out the Triage tab; must run inside a `gr.Blocks` context. Wires no events."""
+    with gr.Tab("Triage", id="triage", elem_id="pb-tab-triage"):
+        topic = gr.Textbox(
+            label="Topic",
+            placeholder="e.g. GRPO, safe reinforcement learning, single-cell perturbation",
+            submit_btn="Triage",
+            elem_id="pb-topic",
+        )
+        summary = gr.Markdown(views.triage_placeholder(), elem_id="pb-triage-summary")
+        table = _table(
+            views.TRIAGE_HEADERS,
+            views.TRIAGE_TYPES,
+            "pb-triage-table",
+            ["90px", "150px", "150px", "95px", "50%", "140px"],
+        )
+        selection = gr.Markdown(elem_id="pb-triage-selection")
+        list_name, add = _add_row("pb-triage", "Add ticked papers to this reading list")
+        added = gr.Markdown(elem_id="pb-triage-added")
+        downloads = _download_row("pb-triage")
+    return TriageWidgets(topic, summary, table, selection, list_name, add, added, downloads)
+
+
+def build_list_tab() -> ListWidgets:
+    """Lay out the Reading list tab; must run inside a `gr.Blocks` context. Wires no events."""
+    with gr.Tab("Reading list", id="lists", elem_id="pb-tab-lists") as tab:
+        with gr.Row(equal_height=False):
+            choose = gr.Dropdown(choices=[], label="Reading list", scale=4, elem_id="pb-list-choose")
+            refresh = gr.Button("Refresh", scale=0, min_width=120, size="sm", elem_id="pb-list-refresh")
+        summary = gr.Markdown(views.NO_LISTS, elem_id="pb-list-summary")
+        table = _table(
+            views.LIST_HEADERS, views.LIST_TYPES, "pb-list-table", ["90px", "150px", "50%", "100px", "70px", "140px"]
+        )
+        selection = gr.Markdown(elem_id="pb-list-selection")
+        with gr.Row():
+            remove = gr.Button(
+                "Remove ticked papers from the list", variant="stop", size="sm", scale=0, elem_id="pb-list-remove"
+            )
+        removed = gr.Markdown(elem_id="pb-list-removed")
+        downloads = _download_row("pb-list")
+    last_list = gr.State(None)
+    return ListWidgets(tab, choose, refresh, summary, table, selection, remove, removed, downloads, last_list)
+
+
+def _guard(action: Callable[[], str], what: str) -> str:
+    """Run a core call for a message; core errors become the message, bugs a pointer to the log."""
+    try:
+        return action()
+    except PaperbotError as exc:
+        return views.problem(str(exc))
+    except Exception:  # the UI boundary: a bug must not show a traceback to the reader
+        log.exception("%s failed", what)
+        return views.problem("something went wrong in paperbot; the server log has details")
+
+
+def _downloads(render: Callable[[str], str], stem: str, files: views.ExportFiles) -> list[Any]:
+    """Updates for the four download buttons: fresh files, or disabled when there is nothing to export."""
+    try:
+        paths = files.write_all(render, stem)
+    except PaperbotError as exc:
+        log.info("nothing to export: %s", exc)
+        return [gr.update(value=None, interactive=False) for _ in FORMATS]
+    return [gr.update(value=str(paths[fmt]), interactive=True) for fmt in FORMATS]
+
+
+def _add(library: views.Library, name: str, chosen: list[str], hint: str) -> tuple[str, Any]:
+    """(message, the list added to for the Reading list tab to open, or a skip)."""
+    if not chosen:
+        return hint, gr.skip()
+    name = (name or "").strip()
+    done: list[str] = []
+
+    def run() -> str:
+        new = library.add_to_list(name, chosen)
+        done.append(name)
+        return views.added_message(new, len(chosen), name)
+
+    message = _guard(run, "adding")
+    return message, done[0] if done else gr.skip()
+
+
+def register_cite_events(w: CiteWidgets, library: views.Library, last_list: gr.State) -> None:
+    """Wire the add-cited-papers controls; must run inside the same `gr.Blocks` context."""
+
+    def on_add(chosen: list[str] | None, name: str) -> tuple[str, Any]:
+        return _add(library, name, list(chosen or []), "Tick the cited papers to add first.")
+
+    w.add.click(
+        on_add,
+        inputs=[w.cited, w.list_name],
+        outputs=[w.added, last_list],
+        api_visibility="private",
+        concurrency_id="core",
+        concurrency_limit=1,
+    )
+    # A new answer brings new citations; an old confirmation would mislead.
+    w.cited.change(lambda: "", outputs=[w.added], api_visibility="private", queue=False)
+
+
+def register_triage_events(
+    w: TriageWidgets, library: views.Library, files: views.ExportFiles, last_list: gr.State
+) -> None:
+    """Wire the Triage tab; must run inside the same `gr.Blocks` context."""
+
+    def on_triage(topic: str) -> tuple[str, Rows, str]:
+        topic = (topic or "").strip()
+        if not topic:
+            return views.triage_placeholder(), [], ""
+        rows: Rows = []
+
+        def run() -> str:
+            result = library.triage(topic)
+            rows.extend(views.triage_rows(result))
+            return views.triage_summary(result)
+
+        return _guard(run, f"triage of {topic!r}"), rows, ""
+
+    def on_table(rows: Rows, topic: str) -> list[Any]:
+        chosen = views.selected_ids(rows) or views.all_ids(rows)
+        if not chosen:
+            return [views.selection_line(rows), *[gr.update(value=None, interactive=False) for _ in FORMATS]]
+        stem = (topic or "").strip() or "triage"
+        return [views.selection_line(rows), *_downloads(lambda fmt: library.export_papers(fmt, chosen), stem, files)]
+
+    def on_add(rows: Rows, name: str) -> tuple[str, Any]:
+        hint = "Tick the papers to add first (the box in each row's first column)."
+        return _add(library, name, views.selected_ids(rows), hint)
+
+    common: dict[str, Any] = {"api_visibility": "private", "concurrency_id": "core", "concurrency_limit": 1}
+    exports: dict[str, Any] = {
+        "fn": on_table,
+        "inputs": [w.table, w.topic],
+        "outputs": [w.selection, *w.downloads.values()],
+        "show_progress": "hidden",
+        **common,
+    }
+    # A new table and every tick refresh the downloads: `.then` after the handlers that fill
+    # the table, `.input` for ticks (a table filled by a handler fires no reliable `.change`).
+    w.topic.submit(
+        on_triage, inputs=[w.topic], outputs=[w.summary, w.table, w.added], show_progress_on=[w.table], **common
+    ).then(**exports)
+    w.table.input(**exports, trigger_mode="always_last")  # quick ticks: the last one counts, none is lost
+    w.add.click(on_add, inputs=[w.table, w.list_name], outputs=[w.added, last_list], **common)
+
+
+def register_list_events(w: ListWidgets, library: views.Library, files: views.ExportFiles) -> None:
+    """Wire the Reading list tab; must run inside the same `gr.Blocks` context."""
+
+    def shown(name: str | None) -> tuple[str, Rows]:
+        if not name:
+            return views.NO_LISTS, []
+        rows: Rows = []
+
+        def run() -> str:
+            reading = library.reading_list(name)
+            rows.extend(views.list_rows(reading))
+            return views.list_summary(reading)
+
+        return _guard(run, f"showing list {name!r}"), rows
+
+    def on_refresh(current: str | None, last: str | None = None) -> tuple[Any, str, Rows, None]:
+        try:
+            names = library.list_names()
+        except PaperbotError as exc:
+            return gr.skip(), views.problem(str(exc)), [], None
+        # The list just added to in another tab is the one the reader comes here to see.
+        name = views.pick_list(names, current, preferred=last)
+        return gr.update(choices=views.list_choices(names), value=name), *shown(name), None
+
+    def on_choose(name: str | None) -> tuple[str, Rows, str]:
+        return *shown(name), ""
+
+    def on_table(rows: Rows, name: str | None) -> list[Any]:
+        chosen = views.selected_ids(rows)
+        if not name or not views.all_ids(rows):
+            return ["", *[gr.update(value=None, interactive=False) for _ in FORMATS]]
+        if chosen:
+            downloads = _downloads(lambda fmt: library.export_papers(fmt, chosen), name, files)
+        else:
+            downloads = _downloads(lambda fmt: library.export_list(fmt, name), name, files)
+        return [views.selection_line(rows), *downloads]
+
+    def on_remove(rows: Rows, name: str | None) -> tuple[Any, str, Rows, None, str]:
+        chosen = views.selected_ids(rows)
+        if not name or not chosen:
+            return gr.skip(), gr.skip(), gr.skip(), None, "Tick the papers to remove first."
+        message = _guard(lambda: views.removed_message(library.remove_from_list(name, chosen), name), "removing")
+        return *on_refresh(name), message
+
+    refreshed: Sequence[Any] = [w.choose, w.summary, w.table, w.last_list]
+    common: dict[str, Any] = {"api_visibility": "private", "concurrency_id": "core", "concurrency_limit": 1}
+    exports: dict[str, Any] = {
+        "fn": on_table,
+        "inputs": [w.table, w.choose],
+        "outputs": [w.selection, *w.downloads.values()],
+        "show_progress": "hidden",
+        **common,
+    }
+    # Lists change from the other tabs, so they are read afresh whenever this tab is opened.
+    w.tab.select(on_refresh, inputs=[w.choose, w.last_list], outputs=refreshed, **common).then(**exports)
+    w.refresh.click(on_refresh, inputs=[w.choose], outputs=refreshed, **common).then(**exports)
+    w.choose.input(on_choose, inputs=[w.choose], outputs=[w.summary, w.table, w.removed], **common).then(**exports)
+    w.remove.click(on_remove, inputs=[w.table, w.choose], outputs=[*refreshed, w.removed], **common).then(**exports)
+    w.table.input(**exports, trigger_mode="always_last")  # quick ticks: the last one counts, none is lost

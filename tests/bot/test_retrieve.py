@@ -1,0 +1,54 @@
+"""The hybrid retriever (bot.retrieve): score standardisation, restriction, names and acronyms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bot.retrieve import Retriever, _standardise
+
+
+def test_standardise_by_hand():
+    scores = np.array([9.0, 5.0, 1.0, 0.0])
+    spread = np.std([9.0, 5.0, 1.0])
+    assert np.allclose(_standardise(scores, 3), (scores - 5.0) / spread)
+    assert np.allclose(_standardise(np.array([2.0, 2.0]), 2), [0.0, 0.0])  # no spread: no evidence
+    assert _standardise(np.array([]), 3).size == 0
+
+
+def test_every_paper_is_scored_exactly(seeded_bot):
+    """The dense side is exact: each hit's dense score is its best chunk's cosine, whatever its rank."""
+    retriever = seeded_bot.retriever()
+    papers = len(retriever.corpus.paper_ids)
+    result = seeded_bot.search("safe reinforcement learning under constraints", k=papers)
+    assert len(result.hits) == papers
+    vector = seeded_bot.embed([retriever._lexical.expand("safe reinforcement learning under constraints")])
+    similarity = retriever.corpus.vectors.similarity(vector)[0]
+    best = {pid: float(similarity[i]) for i, pid in enumerate(retriever.corpus.paper_ids)}
+    for hit in result.hits:
+        assert hit.dense == pytest.approx(best[hit.paper.paper_id], abs=1e-5)
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_only_ranks_the_given_papers_with_their_open_scores(seeded_bot):
+    query = "which of these use MuJoCo?"
+    open_search = {h.paper.paper_id: h.score for h in seeded_bot.search(query, k=53).hits}
+    chosen = sorted(open_search)[:3]
+    narrowed = seeded_bot.retriever().search_many([query], k=10, only=chosen)[0]
+    assert sorted(h.paper.paper_id for h in narrowed.hits) == chosen
+    for hit in narrowed.hits:
+        assert hit.score == pytest.approx(open_search[hit.paper.paper_id])
+
+
+def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
+    """'OPD' means nothing to MiniLM; the name bonus and the acronym expansion bring its papers up."""
+    query = "is there theory for OPD when the teacher is noisy?"
+    top = seeded_bot.search(query, k=3).hits
+    assert top and all("OPD" in h.paper.display for h in top[:2])
+    plain_settings = seeded_bot.settings.retrieval.model_copy(
+        update={"name_weight": 0.0, "match_weight": 0.0, "expand_acronyms": False, "lexical_weight": 0.0}
+    )
+    plain = Retriever(seeded_bot.retriever().corpus, seeded_bot.embed, plain_settings).search(query, k=3)
+    # MiniLM alone ranks differently (and its best-chunk cosine for the OPD papers is lower).
+    assert [h.paper.paper_id for h in plain.hits] != [h.paper.paper_id for h in top]
