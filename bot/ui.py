@@ -1,9 +1,11 @@
-"""The Gradio app: a chat whose answers cite abstracts, plus the Triage and Reading list tabs.
+"""The Gradio app: a chat whose answers cite abstracts as they are written, plus the Triage and
+Reading list tabs.
 
 With bot.ui_triage (those two tabs), the only module that imports gradio. It receives plain
-callables (ask, ingest the seeds, count papers, and a `Library` of triage, list and export
-calls) and renders what they return with `bot.render` and `bot.ui_views`; it has no retrieval
-or answering logic of its own and never sees the Paperbot object except in `serve`.
+callables (ask, its streaming form, ingest the seeds, count papers, and a `Library` of triage,
+list and export calls) and renders what they return with `bot.render` and `bot.ui_views` (which
+also turns a streamed answer into chat turns); it has no retrieval or answering logic of its own
+and never sees the Paperbot object except in `serve`.
 """
 
 from __future__ import annotations
@@ -20,26 +22,33 @@ from bot import render
 from bot import ui_views as views
 from bot.errors import PaperbotError
 from bot.types import Answer, IngestReport, ReadingList, TriageResult
+from bot.ui_views import Ask, AskStream, Message, chat_stream
 
 if TYPE_CHECKING:
     import gradio as gr
 
+    from bot.settings import Settings
     from bot.ui_triage import CiteWidgets
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
-Ask = Callable[..., Answer]  # ask(question) or, for a follow-up, ask(question, previous=last answer)
 IngestSeeds = Callable[[Progress], IngestReport]
 PaperCount = Callable[[], int]
-Message = dict[str, Any]  # one Gradio chat message: {"role": ..., "content": ...}
 
 
 class Core(Protocol):
     """What `serve` needs of bot.app.Paperbot; structural, so the UI never imports the app
     (which imports ingest)."""
 
-    def ask(self, question: str) -> Answer: ...
+    @property
+    def settings(self) -> Settings: ...
+
+    def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer: ...
+
+    def ask_stream(
+        self, question: str, generator: str | None = None, previous: Answer | None = None
+    ) -> Iterator[str | Answer]: ...
 
     def ingest(self, *, progress: Progress | None = None) -> IngestReport: ...
 
@@ -157,54 +166,27 @@ class SeedLoader:
                 self._finished = None
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One exchange's outcome: the new chat history and the citation panel to show."""
-
-    history: list[Message]
-    panel: str | None  # None keeps the panel of the latest real answer
-    answer: Answer | None = None  # the answer shown; None when the turn made none
-
-
-def chat_turn(question: str, history: list[Message], ask: Ask, previous: Answer | None = None) -> Turn:
-    """Append `question` and its reply to `history`; core errors become polite replies.
-
-    `previous`, the last answer shown, lets "compare [1] and [3]" follow it up (see bot.followup).
-    """
-    question = (question or "").strip()
-    if not question:
-        return Turn([*history, _assistant(render.EMPTY_QUESTION_REPLY)], None)
-    asked = [*history, _user(question)]
-    try:
-        answer = ask(question) if previous is None else ask(question, previous=previous)
-    except PaperbotError as exc:
-        return Turn([*asked, _assistant(render.error_reply(str(exc)))], None)
-    except Exception:  # the UI boundary: a bug must not show a traceback to the reader
-        log.exception("answering %r failed", question)
-        reply = render.error_reply("something went wrong in paperbot; the server log has details")
-        return Turn([*asked, _assistant(reply)], None)
-    return Turn([*asked, _assistant(render.chat_markdown(answer))], render.citations_html(answer), answer)
-
-
 def seeded(ask: Ask, loader: SeedLoader, progress: Progress) -> Ask:
     """`ask`, preceded by loading the seeds into an empty store.
 
     API callers never load the page, so their first question may be what fills the store.
     """
 
-    def ask_after_seeds(question: str, previous: Answer | None = None) -> Answer:
+    def ask_after_seeds(question: str, **options: Any) -> Answer:
         loader.ensure(progress)
-        return ask(question) if previous is None else ask(question, previous=previous)
+        return ask(question, **options)
 
     return ask_after_seeds
 
 
-def _user(text: str) -> Message:
-    return {"role": "user", "content": text}
+def seeded_stream(ask_stream: AskStream, loader: SeedLoader, progress: Progress) -> AskStream:
+    """`ask_stream`, preceded by loading the seeds into an empty store (when iteration starts)."""
 
+    def stream_after_seeds(question: str, **options: Any) -> Iterator[str | Answer]:
+        loader.ensure(progress)
+        yield from ask_stream(question, **options)
 
-def _assistant(text: str) -> Message:
-    return {"role": "assistant", "content": text}
+    return stream_after_seeds
 
 
 @dataclass(frozen=True)
@@ -214,12 +196,14 @@ class Widgets:
     status: gr.Markdown
     chatbot: gr.Chatbot
     question: gr.Textbox
+    generator: gr.Dropdown  # who writes the answer: extractive or a language model
     panel: gr.HTML
     cite: CiteWidgets  # under the panel: add cited papers to a reading list
 
 
-def _build_widgets() -> Widgets:
-    """Lay out the heading and the chat tab; must run inside a `gr.Blocks` context. Wires no events."""
+def _build_widgets(generator: str) -> Widgets:
+    """Lay out the heading and the chat tab, `generator` chosen in its menu; must run inside a
+    `gr.Blocks` context. Wires no events."""
     import gradio as gr
 
     from bot.ui_triage import build_cite_widgets
@@ -242,15 +226,25 @@ def _build_widgets() -> Widgets:
                 interactive=False,
                 autofocus=True,
             )
+            choice = gr.Dropdown(
+                choices=list(views.GENERATORS),
+                value=generator,
+                label="Answer with",
+                info="extractive: sentences of the abstracts; openai / llamacpp: a language model (as configured)",
+                elem_id="pb-generator",
+                filterable=False,
+            )
             gr.Examples(examples=[[q] for q in EXAMPLES], inputs=[question], label="Try")
         with gr.Column(scale=2):
             gr.Markdown("#### Cited abstracts")
             panel = gr.HTML(render.citations_placeholder(), css_template=PANEL_CSS, max_height=640)
             cite = build_cite_widgets()
-    return Widgets(status=status, chatbot=chatbot, question=question, panel=panel, cite=cite)
+    return Widgets(status=status, chatbot=chatbot, question=question, generator=choice, panel=panel, cite=cite)
 
 
-def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLoader, paper_count: PaperCount) -> None:
+def _register_events(
+    demo: gr.Blocks, widgets: Widgets, ask: Ask, ask_stream: AskStream, loader: SeedLoader, paper_count: PaperCount
+) -> None:
     """Wire the widgets to the callables; must run inside the same `gr.Blocks` context."""
     import gradio as gr
 
@@ -280,18 +274,27 @@ def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLo
 
     # The latest answer of this browser session, which a follow-up question refers to.
     last_answer = gr.State(None)
+    # The "Answer with" choice, mirrored in a State so the /chat API takes (question, history) as
+    # before: API callers get the menu's starting value, the page whatever the reader picked.
+    generator = gr.State(widgets.generator.value)
 
     def on_ask(
         question: str,
         history: list[Message],
         previous: Answer | None,
+        generator: str | None,
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> Iterator[tuple[Any, Any, Any, Any, Any, Any]]:
-        # Echo the question at once; answering takes a second or two on a CPU.
-        shown = [*history, _user(question.strip())] if question and question.strip() else history
+        # Echo the question at once; retrieval takes a second or two on a CPU before the first piece.
+        shown = [*history, views.user_message(question.strip())] if question and question.strip() else history
         yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
-        turn = chat_turn(question, history, seeded(ask, loader, gradio_progress(progress)), previous)
+        stream = seeded_stream(ask_stream, loader, gradio_progress(progress))
+        turn = None
+        for turn in chat_stream(question, history, stream, previous, generator or None):
+            if turn.answer is None and turn.panel is None:  # the reply so far (or, last, an error)
+                yield turn.history, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        assert turn is not None, "chat_stream always ends with a Turn"
         panel = turn.panel if turn.panel is not None else gr.skip()
         # The tick boxes offer the papers the panel shows, so they change together.
         cited = gr.update(choices=views.citation_choices(turn.answer), value=[]) if turn.answer else gr.skip()
@@ -319,13 +322,14 @@ def _register_events(demo: gr.Blocks, widgets: Widgets, ask: Ask, loader: SeedLo
     # concurrent questions from competing for it or racing inside Chroma.
     w.question.submit(
         on_ask,
-        inputs=[w.question, w.chatbot, last_answer],
+        inputs=[w.question, w.chatbot, last_answer, generator],
         outputs=[w.chatbot, w.question, w.panel, w.status, w.cite.cited, last_answer],
         api_name="chat",
         api_visibility="undocumented",
         concurrency_id="core",
         concurrency_limit=1,
     )
+    w.generator.change(lambda choice: choice, inputs=[w.generator], outputs=[generator], api_visibility="private")
     # The chat's own trash icon empties the conversation; the panel and tick boxes must follow it.
     w.chatbot.clear(
         lambda: (render.citations_placeholder(), gr.update(choices=[], value=[]), None),
@@ -352,11 +356,16 @@ def build(
     paper_count: PaperCount,
     library: views.Library,
     exports: Path | None = None,
+    ask_stream: AskStream | None = None,
+    generator: str = "extractive",
 ) -> gr.Blocks:
     """The app over plain callables; `ingest_seeds(progress)` fills an empty store.
 
-    Export files for the download buttons go under `exports` (default: a new temporary folder).
-    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count, library_of(bot)).launch()
+    The chat shows `ask_stream`'s pieces as they come (without it, each answer appears whole);
+    its "Answer with" menu starts at `generator`. The /ask API endpoint calls `ask`. Export files
+    for the download buttons go under `exports` (default: a new temporary folder).
+    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count, library_of(bot),
+    ask_stream=bot.ask_stream).launch()
     """
     _quiet_gradio()
     import gradio as gr
@@ -368,10 +377,10 @@ def build(
     files = views.ExportFiles(exports)
     # Gradio copies each download into its cache; an hour-old copy is no longer needed.
     with gr.Blocks(title="paperbot", analytics_enabled=False, delete_cache=(1800, 3600)) as demo:
-        widgets = _build_widgets()
+        widgets = _build_widgets(generator)
         triage_tab = ui_triage.build_triage_tab()
         list_tab = ui_triage.build_list_tab()
-        _register_events(demo, widgets, ask, loader, paper_count)
+        _register_events(demo, widgets, ask, ask_stream or views.whole_answer(ask), loader, paper_count)
         ui_triage.register_cite_events(widgets.cite, library, list_tab.last_list)
         ui_triage.register_triage_events(triage_tab, library, files, list_tab.last_list)
         ui_triage.register_list_events(list_tab, library, files)
@@ -382,7 +391,14 @@ def build(
 def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
     """Run the UI on host:port until interrupted; never creates a public share link."""
     _quiet_gradio()
-    demo = build(bot.ask, lambda progress: bot.ingest(progress=progress), bot.paper_count, library_of(bot))
+    demo = build(
+        bot.ask,
+        lambda progress: bot.ingest(progress=progress),
+        bot.paper_count,
+        library_of(bot),
+        ask_stream=bot.ask_stream,
+        generator=bot.settings.generator.backend,
+    )
     try:
         _, local_url, _ = demo.launch(
             server_name=host,

@@ -1,22 +1,28 @@
-"""What the Triage and Reading list tabs show, as pure functions of the core's types; no gradio here.
+"""What the chat and the Triage and Reading list tabs show, as functions of the core's types; no gradio here.
 
-Turns triage results and reading lists into table rows and markdown, reads the ticked rows back
-as paper ids, and writes export text to files for the download buttons. It calls nothing of
-the core itself: `Library` only bundles the callables the tabs are given.
+Turns a streamed answer into the growing chat history (core errors into polite replies), triage
+results and reading lists into table rows and markdown, reads the ticked rows back as paper ids,
+and writes export text to files for the download buttons. It holds none of the core: the chat
+functions take its ask callables, and `Library` only bundles the callables the tabs are given.
 """
 
 from __future__ import annotations
 
 import html
+import logging
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot import render
+from bot.errors import PaperbotError
 from bot.export import EXTENSIONS, FORMATS
 from bot.types import Answer, ReadingList, TriageResult
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LIST = "reading-list"
 FORMAT_NAMES = {"bibtex": "BibTeX", "ris": "RIS", "csv": "CSV", "markdown": "Markdown"}
@@ -150,6 +156,108 @@ def selection_line(rows: Sequence[Sequence[Any]] | None) -> str:
     labels = {str(row[-1]): str(row[1]) for row in rows or [] if len(row) > 1}
     names = ", ".join(_md(labels[pid]) for pid in chosen)
     return f"**{len(chosen)}** ticked ({names}): the downloads and *Add* use these."
+
+
+# --- Chat tab: one exchange, its reply streamed ---
+
+Ask = Callable[..., Answer]  # ask(question) or, for a follow-up, ask(question, previous=last answer)
+# ask_stream(question, generator=..., previous=...): text pieces as written, then the checked Answer
+AskStream = Callable[..., Iterator[str | Answer]]
+Message = dict[str, Any]  # one Gradio chat message: {"role": ..., "content": ...}
+
+# The answer paths the chat's "Answer with" menu offers; bot.generate.BACKENDS (a test keeps them equal).
+GENERATORS = ("extractive", "openai", "llamacpp")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange's outcome: the new chat history and the citation panel to show."""
+
+    history: list[Message]
+    panel: str | None  # None keeps the panel of the latest real answer
+    answer: Answer | None = None  # the answer shown; None when the turn made none
+
+
+BUG_REPLY = render.error_reply("something went wrong in paperbot; the server log has details")
+
+
+def chat_stream(
+    question: str,
+    history: list[Message],
+    ask_stream: AskStream,
+    previous: Answer | None = None,
+    generator: str | None = None,
+) -> Iterator[Turn]:
+    """Append `question` and its reply to `history`, yielding the reply as it grows.
+
+    Each streamed piece yields the plain text so far (panel None); the last Turn holds the checked
+    answer's markdown, which replaces that text, with its citation panel. Core errors, before or
+    mid-stream, end it with a polite reply instead. `previous`, the last answer shown, lets
+    "compare [1] and [3]" follow it up (see bot.followup); `generator` picks who writes the answer.
+    Example: pieces 'A [1].', ' B [2].' -> Turns showing 'A [1].', 'A [1]. B [2].', then the answer
+    """
+    question = (question or "").strip()
+    if not question:
+        yield Turn([*history, assistant_message(render.EMPTY_QUESTION_REPLY)], None)
+        return
+    asked = [*history, user_message(question)]
+    options: dict[str, Any] = {"previous": previous} if previous is not None else {}
+    if generator is not None:
+        options["generator"] = generator
+    written, answer = "", None
+    try:
+        for item in ask_stream(question, **options):
+            if isinstance(item, Answer):
+                answer = item
+                break
+            written += item
+            yield Turn([*asked, assistant_message(written)], None)
+    except PaperbotError as exc:
+        yield Turn([*asked, assistant_message(render.error_reply(str(exc)))], None)
+        return
+    except Exception:  # the UI boundary: a bug must not show a traceback to the reader
+        log.exception("answering %r failed", question)
+        yield Turn([*asked, assistant_message(BUG_REPLY)], None)
+        return
+    if answer is None:  # a stream must end with its Answer; the reader is not left with unchecked text
+        log.error("answering %r ended without an Answer", question)
+        yield Turn([*asked, assistant_message(BUG_REPLY)], None)
+        return
+    yield Turn([*asked, assistant_message(reply_markdown(answer))], render.citations_html(answer), answer)
+
+
+def chat_turn(question: str, history: list[Message], ask: Ask, previous: Answer | None = None) -> Turn:
+    """Append `question` and its finished reply to `history`; core errors become polite replies."""
+    *_, turn = chat_stream(question, history, whole_answer(ask), previous)
+    return turn
+
+
+def whole_answer(ask: Ask) -> AskStream:
+    """`ask` as an answer stream of one item: the finished Answer, with no pieces before it."""
+
+    def stream(question: str, **options: Any) -> Iterator[str | Answer]:
+        yield ask(question, **options)
+
+    return stream
+
+
+def user_message(text: str) -> Message:
+    """Example: user_message("Why?") -> {'role': 'user', 'content': 'Why?'}"""
+    return {"role": "user", "content": text}
+
+
+def assistant_message(text: str) -> Message:
+    """Example: assistant_message("Because [1].") -> {'role': 'assistant', 'content': 'Because [1].'}"""
+    return {"role": "assistant", "content": text}
+
+
+def reply_markdown(answer: Answer) -> str:
+    """The finished chat reply: why a requested model did not write it, if it did not, then the answer.
+
+    Example: notice "The openai language model did not answer: ..." -> '*⚠ The openai ...*\n\n' + the answer
+    """
+    body = render.chat_markdown(answer)
+    return f"*⚠ {_md(answer.notice)}*\n\n{body}" if answer.notice else body
 
 
 def citation_choices(answer: Answer) -> list[tuple[str, str]]:

@@ -63,6 +63,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERBOT_", "GRADIO_"))}
     env["PYTHONUNBUFFERED"] = "1"
+    # An openai endpoint nobody listens on: the browser test picks that model and must see it fail.
+    env["PAPERBOT_GENERATOR__BASE_URL"] = f"http://127.0.0.1:{_free_port()}/v1"
     with log.open("w") as out:
         # No --host: the default binding is what is checked.
         process = subprocess.Popen(

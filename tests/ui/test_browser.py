@@ -3,7 +3,8 @@
 Against the session's `python -m bot serve` (tests/ui/conftest.py): ask a question and see the
 cited abstracts, add a cited paper to a list, triage a topic, sort the table, tick two papers,
 add them to a reading list, download their BibTeX and parse it, then find them in the Reading
-list tab and remove one. Screenshots of the three tabs go to $PAPERBOT_SCREENSHOTS (docs/screenshots/ for the README).
+list tab and remove one; last, answer with a language model that is down and see the notice.
+Screenshots of the three tabs go to $README_SCREENSHOTS (docs/screenshots/ for the README).
 
 Playwright's own browser download (`playwright install`) fails offline, so the test drives
 /usr/bin/chromium; `.ci/setup` installs it. Without it the test fails in CI and skips elsewhere.
@@ -24,9 +25,9 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-# The README's screenshots are refreshed only on request (PAPERBOT_SCREENSHOTS=docs/screenshots),
+# The README's screenshots are refreshed only on request (README_SCREENSHOTS=docs/screenshots),
 # so an ordinary test run leaves the working tree clean; otherwise they go to a temporary folder.
-SCREENSHOTS_ENV = "PAPERBOT_SCREENSHOTS"
+SCREENSHOTS_ENV = "README_SCREENSHOTS"
 QUESTION = "How can reinforcement learning enforce safety constraints at every state?"
 TOPIC = "GRPO"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -117,6 +118,7 @@ def _screenshot(page: Any, name: str) -> None:
 
 def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -> None:
     # 1. Chat: the answer cites, the panel shows the highlighted abstracts, citations can be kept.
+    assert page.locator("#pb-generator input").first.input_value() == "extractive"  # the settings' default
     box = page.locator("textarea").first
     box.fill(QUESTION)
     box.press("Enter")
@@ -207,3 +209,15 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     page.get_by_role("option", name="from-chat (1)").click()
     _wait_text(page, "#pb-list-summary", "from-chat: 1 paper")
     assert _cells(list_rows.first)[1] == "ASCPO"
+
+    # 8. Back in the chat, answer with a language model whose endpoint is down (conftest.py): the
+    # reply says what failed and is the extractive answer instead, never a silent fallback.
+    page.get_by_role("tab", name="Chat").click()
+    page.locator("#pb-generator input").first.click()
+    page.get_by_role("option", name="openai").click()
+    box.fill("What does Cal-SPI do?")
+    box.press("Enter")
+    log = "[role='log'], .bubble-wrap"
+    reply = _wait_text(page, log, r"openai language model did not answer[^]*Cal-SPI", timeout=SLOW)
+    assert "This is the extractive answer instead" in reply
+    assert page.locator("#pb-generator input").first.input_value() == "openai"

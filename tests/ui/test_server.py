@@ -71,6 +71,8 @@ def test_chat_endpoint_returns_the_conversation_panel_and_status(client: Any) ->
     assert [m["role"] for m in history] == ["user", "assistant"]
     assert _text(history[0]) == QUESTION
     assert "[1]" in _text(history[1]) and "ASCPO" in _text(history[1])
+    # The streamed text was replaced by the checked answer, which ends with its reference list.
+    assert re.search(r"^\[1\] \*\*ASCPO\*\*$", _text(history[1]), re.MULTILINE)
     assert box == ""  # the input is cleared for the next question
     assert "[1] ASCPO" in panel and "<mark>" in panel
     assert re.match(r"\*\*\d+\*\* papers in the store\.", status)

@@ -1,4 +1,4 @@
-"""What the Triage and Reading list tabs show (bot.ui_views), without a browser or a store.
+"""What the Triage and Reading list tabs and the chat reply show (bot.ui_views), without a browser or a store.
 
 Triage results, lists and answers are built by hand, so each test states exactly what it
 expects; the export files are written for real in `tmp_path`.
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import bibtexparser
 
-from bot import export, ui_views
+from bot import export, generate, render, ui_views
 from bot.types import (
     Answer,
     Citation,
@@ -153,6 +153,21 @@ def test_citation_choices_name_each_cited_paper_by_number_and_label() -> None:
     answer = Answer("q", "a [1] b [2]", False, (Citation(1, SORT), Citation(2, CARD)), ())
     assert ui_views.citation_choices(answer) == [("[1] SORT", "pe8eb34f59027"), ("[2] CARD", "p31ae027863bf")]
     assert ui_views.citation_choices(Answer("q", "nothing", True, (), ())) == []
+
+
+def test_a_reply_leads_with_why_the_requested_model_did_not_write_it() -> None:
+    answer = Answer("q", "SORT leaves rollouts unchanged [1].", False, (Citation(1, SORT),), ())
+    assert ui_views.reply_markdown(answer) == render.chat_markdown(answer)  # no notice, nothing added
+    down = Answer(
+        "q", answer.markdown, False, answer.citations, (), notice="The openai model did not answer: 404 *not_found*."
+    )
+    assert ui_views.reply_markdown(down) == (
+        "*⚠ The openai model did not answer: 404 \\*not\\_found\\*.*\n\n" + render.chat_markdown(down)
+    )
+
+
+def test_the_answer_menu_offers_every_generation_backend() -> None:
+    assert ui_views.GENERATORS == generate.BACKENDS
 
 
 def test_messages() -> None:
