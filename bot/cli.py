@@ -372,18 +372,26 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
 
 def _library(args: argparse.Namespace, settings: Any) -> int:
     """triage, similar, list and export."""
-    from bot import render
+    from bot import render_library
     from bot.app import Paperbot
 
     bot = Paperbot(settings)
     if args.command == "triage":
         result = bot.triage(args.topic)
-        print(json.dumps(render.triage_json(result), ensure_ascii=False) if args.json else render.triage_text(result))
+        print(
+            json.dumps(render_library.triage_json(result), ensure_ascii=False)
+            if args.json
+            else render_library.triage_text(result)
+        )
         return 0
     if args.command == "similar":
         text = sys.stdin.read() if args.text == "-" else args.text
         found = bot.similar(args.paper, text, args.k)
-        print(json.dumps(render.similar_json(found), ensure_ascii=False) if args.json else render.similar_text(found))
+        print(
+            json.dumps(render_library.similar_json(found), ensure_ascii=False)
+            if args.json
+            else render_library.similar_text(found)
+        )
         return 0
     if args.command == "export":
         refs = [r for r in args.papers.split(",") if r.strip()] if args.papers is not None else None
@@ -406,13 +414,13 @@ def _library(args: argparse.Namespace, settings: Any) -> int:
 
 def _list_command(args: argparse.Namespace, bot: Any) -> int:
     """`paperbot list [show|add|remove|delete] ...`"""
-    from bot import render
+    from bot import render_library
 
     action = args.list_command
     if action is None:
         names = bot.reading_lists().names()
         out: Any = {"lists": [{"name": n, "papers": c} for n, c in names]} if args.json else None
-        print(json.dumps(out, ensure_ascii=False) if args.json else render.list_names_text(names))
+        print(json.dumps(out, ensure_ascii=False) if args.json else render_library.list_names_text(names))
         return 0
     if action == "delete":
         bot.reading_lists().delete(args.name)
@@ -430,7 +438,7 @@ def _list_command(args: argparse.Namespace, bot: Any) -> int:
         changed = bot.remove_from_list(args.name, list(args.papers))
     reading = bot.reading_list(args.name.strip())
     if args.json:
-        data = render.reading_list_json(reading)
+        data = render_library.reading_list_json(reading)
         if action != "show":
             data["added" if action == "add" else "removed"] = changed
         print(json.dumps(data, ensure_ascii=False))
@@ -438,7 +446,7 @@ def _list_command(args: argparse.Namespace, bot: Any) -> int:
         if action != "show":
             verb = "added" if action == "add" else "removed"
             print(f"{verb} {changed} paper{'s' if changed != 1 else ''}")
-        print(render.reading_list_text(reading))
+        print(render_library.reading_list_text(reading))
     return 0
 
 
