@@ -138,7 +138,7 @@ class Paperbot:
         results = self._search_followups(asked)
         # Every answer path (extractive, model, fallback) and its checking lives in answer_stream.
         return [
-            _as_asked(f, _last(self.answer_stream(f.standalone, r, backend)))
+            _as_asked(f, _last(self.answer_stream(f.standalone, r, backend)), self._labels(f))
             for f, r in zip(asked, results, strict=True)
         ]
 
@@ -192,7 +192,12 @@ class Paperbot:
         asked = followup.resolve(question, previous, list(self.registry.papers().values()) if previous else [])
         result = self._search_followups([asked])[0]
         for item in self.answer_stream(asked.standalone, result, backend):
-            yield _as_asked(asked, item) if isinstance(item, Answer) else item
+            yield _as_asked(asked, item, self._labels(asked)) if isinstance(item, Answer) else item
+
+    def _labels(self, asked: followup.Followup) -> tuple[str, ...]:
+        """The labels of the papers a follow-up was limited to, for showing what was searched."""
+        papers = self.registry.papers() if asked.paper_ids else {}
+        return tuple(papers[pid].label if pid in papers else pid for pid in asked.paper_ids)
 
     def answer_stream(self, question: str, result: SearchResult, backend: str) -> Iterator[str | Answer]:
         """Like ask_stream, for a search already made. A model that fails, times out or is missing
@@ -370,9 +375,15 @@ def _pieces(markdown: str) -> list[str]:
     return [p for p in re.split(r"(?<=[.!?])(?=\s)", markdown) if p]
 
 
-def _as_asked(asked: followup.Followup, answer: Answer) -> Answer:
+def _as_asked(asked: followup.Followup, answer: Answer, labels: tuple[str, ...] = ()) -> Answer:
     """The answer to a standalone question, labelled with the question as asked and what was searched."""
-    return replace(answer, question=asked.question, standalone_question=asked.standalone, restricted_to=asked.paper_ids)
+    return replace(
+        answer,
+        question=asked.question,
+        standalone_question=asked.standalone,
+        restricted_to=asked.paper_ids,
+        restricted_labels=labels,
+    )
 
 
 def _last(stream: Iterator[str | Answer]) -> Answer:

@@ -193,6 +193,7 @@ def followup_line(answer: Answer) -> str | None:
         return None
     labels = {h.paper.paper_id: h.paper.label for h in answer.hits}
     labels |= {c.paper.paper_id: c.paper.label for c in answer.citations}
+    labels |= dict(zip(answer.restricted_to, answer.restricted_labels, strict=False))
     line = f"*Searched:* {standalone}"
     if answer.restricted_to:
         line += " *Only among:* " + ", ".join(labels.get(pid, pid) for pid in answer.restricted_to)

@@ -146,6 +146,7 @@ class Answer:
     notice: str | None = None  # why a requested language model did not write it, when it did not
     standalone_question: str | None = None  # what was searched, when a follow-up was rewritten (bot.followup)
     restricted_to: tuple[str, ...] = ()  # paper ids the search was limited to by a follow-up
+    restricted_labels: tuple[str, ...] = ()  # their labels, in the same order
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot import followup, render
@@ -180,6 +182,10 @@ def test_which_of_these_keeps_only_earlier_papers_naming_the_term(seeded_bot) ->
     assert answer.standalone_question == "Which papers use MuJoCo?"
     assert set(answer.restricted_to) == earlier
     assert {c.paper.paper_id for c in answer.citations} == naming
+    # What was searched names every earlier paper by its label, not by its id.
+    line = render.followup_line(answer) or ""
+    assert all(c.paper.label in line for c in first.citations)
+    assert not re.search(r"\bp[0-9a-f]{12}\b", line)
     none = seeded_bot.ask("which of these use protein docking?", previous=first)
     assert none.abstained
 
