@@ -31,7 +31,7 @@ from bot.registry import Registry
 from bot.retrieve import Retriever
 from bot.settings import Settings, describe_fingerprint, index_fingerprint
 from bot.store import VectorStore
-from bot.types import Answer, Citation, Hit, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, TriageResult
+from bot.types import Answer, Citation, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, TriageResult
 from ingest import chunking, normalise, pipeline
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ class Paperbot:
         self, questions: list[str], generator: str | None = None, previous: Answer | None = None
     ) -> list[Answer]:
         backend = self._backend(generator)
-        known = list(self.registry.papers().values()) if previous is not None else []
+        known = list(self.retriever().corpus.papers.values()) if previous is not None else []
         asked = [followup.resolve(q, previous, known) for q in questions]
         results = self._search_followups(asked)
         # Every answer path (extractive, model, fallback) and its checking lives in answer_stream.
@@ -148,8 +148,8 @@ class Paperbot:
         k = max(self.settings.retrieval.k, self.settings.answer.list_max)
         open_questions = [f.standalone for f in asked if not f.paper_ids]
         results = self.search_many(open_questions, k) if open_questions else []
-        papers = self.registry.papers()
-        # A follow-up about earlier papers ranks those papers only, each with its full scores.
+        # A follow-up about earlier papers ranks those papers only (those still stored), each with
+        # its full scores.
         retriever = self.retriever()
         deep = [
             retriever.search_many([f.standalone], len(f.paper_ids), only=f.paper_ids)[0] for f in asked if f.paper_ids
@@ -161,9 +161,7 @@ class Paperbot:
                 out.append(next(plain))
                 continue
             result = next(narrowed)
-            hits = [h for h in result.hits if h.paper.paper_id in f.paper_ids]
-            found = {h.paper.paper_id for h in hits}
-            hits += [Hit(papers[pid], 0.0, 0.0, 0.0) for pid in f.paper_ids if pid in papers and pid not in found]
+            hits = list(result.hits)
             # "which of these use MuJoCo?": only the papers naming at least half the question's words.
             matching = [h for h in hits if h.coverage >= 0.5] if f.kind == "filter" else hits
             reason = "" if matching else f"none of the {len(hits)} papers asked about match"
@@ -189,14 +187,15 @@ class Paperbot:
         `previous` (the last answer of a chat) resolves follow-ups, as in `ask`.
         """
         backend = self._backend(generator)
-        asked = followup.resolve(question, previous, list(self.registry.papers().values()) if previous else [])
+        known = list(self.retriever().corpus.papers.values()) if previous else []
+        asked = followup.resolve(question, previous, known)
         result = self._search_followups([asked])[0]
         for item in self.answer_stream(asked.standalone, result, backend):
             yield _as_asked(asked, item, self._labels(asked)) if isinstance(item, Answer) else item
 
     def _labels(self, asked: followup.Followup) -> tuple[str, ...]:
         """The labels of the papers a follow-up was limited to, for showing what was searched."""
-        papers = self.registry.papers() if asked.paper_ids else {}
+        papers = self.retriever().corpus.papers if asked.paper_ids else {}
         return tuple(papers[pid].label if pid in papers else pid for pid in asked.paper_ids)
 
     def answer_stream(self, question: str, result: SearchResult, backend: str) -> Iterator[str | Answer]:

@@ -7,12 +7,12 @@ searches or scores.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot import jsonl
 from bot.errors import FormatError, MissingPathError
 
 
@@ -49,17 +49,7 @@ def splits(folder: Path) -> list[str]:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise MissingPathError(f"{path}: no such file; check the path")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"{path}: not valid UTF-8 (byte {exc.start}); save the file as UTF-8") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise FormatError(f"{path} line {number}: not valid JSON ({exc.msg}); fix or remove the line") from exc
+    for number, obj in jsonl.read(path, FormatError, "fix or remove the line"):
         if not isinstance(obj, dict):
             raise FormatError(f"{path} line {number}: expected a JSON object, got {type(obj).__name__}")
         yield number, obj

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bot import jsonl
 from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError
 
 log = logging.getLogger("paperbot")
@@ -162,21 +163,7 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise QueryError(f"{path}: cannot read the queries file ({exc.strerror}); check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise QueryError(f"{path}: not valid UTF-8; save the queries file as UTF-8") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QueryError(
-                f'{path} line {number}: not valid JSON ({exc.msg}); write {{"id": ..., "text": ...}}'
-            ) from exc
+    for number, obj in jsonl.read(path, QueryError, 'write {"id": ..., "text": ...}'):
         if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
             raise QueryError(
                 f'{path} line {number}: needs a non-empty "text" field, like {{"id": "q1", "text": "..."}}'

@@ -28,7 +28,6 @@ from bot.types import Answer, IngestReport, SearchResult
 log = logging.getLogger(__name__)
 
 RRF_K = 60
-_MAX_RESULTS_PER_CALL = 16_000
 NAMES = {
     "paperbot": "paperbot (hybrid)",
     "bm25": "BM25 alone",
@@ -139,10 +138,7 @@ def dense_rankings(store: VectorStore, vectors: np.ndarray, known: Collection[st
     todo, n, total = list(range(len(vectors))), depth * 3, store.count()
     while todo:
         again: list[int] = []
-        # Chroma's SQLite fails with "too many SQL variables" past ~32k results in one call.
-        step = max(1, _MAX_RESULTS_PER_CALL // n)
-        matches_of = [m for s in range(0, len(todo), step) for m in store.query(vectors[todo[s : s + step]], n)]
-        for i, matches in zip(todo, matches_of, strict=True):
+        for i, matches in zip(todo, store.query(vectors[todo], n), strict=True):
             # Chroma returns the nearest chunk first, so a paper's first chunk is its best one.
             ranking = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id in known))
             if len(ranking) >= depth or n >= total:

@@ -12,6 +12,7 @@ import logging
 import math
 import re
 import shutil
+from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
@@ -290,6 +291,21 @@ class LexicalIndex:
             both = np.logical_and.reduce(parts) if parts else whole
             out.append((word, weight, whole | both))
         return out
+
+    @staticmethod
+    def shares(presence: list[tuple[str, float, np.ndarray]], among: Collection[str] | None = None) -> np.ndarray:
+        """Per paper, from `word_presence`: the idf-weighted share of the query's words it contains,
+        which is `coverage` for every paper at once. With `among`, only those query words count
+        as found (their share of the whole query).
+
+        Example: words 'safe' (weight 1) and 'grpo' (weight 3); a paper with only 'grpo' -> 0.75
+        """
+        found = np.zeros(len(presence[0][2]) if presence else 0, dtype=np.float64)
+        total = sum(weight for _, weight, _ in presence)
+        for word, weight, present in presence:
+            if among is None or word in among:
+                found += weight * present
+        return found / total if total > 0 else found
 
     def _docs_with(self, term: str) -> np.ndarray:
         mask = np.zeros(len(self.paper_ids), dtype=bool)

@@ -20,6 +20,7 @@ import numpy as np
 
 from bot.corpus import Corpus
 from bot.errors import QueryError
+from bot.lexical import LexicalIndex
 from bot.settings import RetrievalSettings
 from bot.types import Hit, SearchResult
 
@@ -77,7 +78,11 @@ class Retriever:
         """Rank every paper; `dense` is each paper's best-chunk cosine in `corpus.paper_ids` order."""
         rows = self.corpus.lexical_rows
         bm25 = self._lexical.scores(query)[rows].astype(np.float64)
-        coverage, named = (share[rows] for share in self._coverage(query))
+        presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.word_presence(query)]
+        coverage = LexicalIndex.shares(presence)
+        # MiniLM cannot read names it never saw (words with two capitals: OPD, Q-MMR), so the share
+        # of the query carried by the names a paper contains counts again, as extra evidence.
+        named = LexicalIndex.shares(presence, {name.lower() for name in _NAME.findall(query)})
         depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
         fused = (
@@ -95,7 +100,7 @@ class Retriever:
         hits: list[Hit] = []
         for i in order:
             paper = self._papers[ids[i]]
-            share, terms = self._lexical.coverage(query, paper.searchable_text())
+            terms = tuple(word for word, _, present in presence if present[i])
             lexical = bm25[i] / best_bm25 if best_bm25 > 0 else 0.0
             hits.append(
                 Hit(
@@ -104,7 +109,7 @@ class Retriever:
                     round(lexical, 6),
                     round(float(dense[i]), 6),
                     terms,
-                    round(share, 6),
+                    round(float(coverage[i]), 6),
                 )
             )
         evidence = self._evidence(query, hits, float(dense.max(initial=0.0)))
@@ -115,26 +120,6 @@ class Retriever:
             "and no name from the corpus in the query"
         )
         return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
-
-    def _coverage(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Per paper (BM25 index order): the idf-weighted share of the query's words it contains,
-        and the share carried by the query's names alone (words with two capitals: OPD, Q-MMR).
-
-        MiniLM cannot read names it never saw, so a paper that uses the query's rare names gets
-        the second share as extra evidence. Example: "theory for OPD" -> names {"opd"}.
-        """
-        share = np.zeros(len(self._lexical.paper_ids), dtype=np.float64)
-        named = np.zeros_like(share)
-        names = {name.lower() for name in _NAME.findall(query)}
-        words = self._lexical.word_presence(query)
-        total = sum(weight for _, weight, _ in words)
-        for word, weight, present in words:
-            share += weight * present
-            if word in names:
-                named += weight * present
-        if total <= 0:
-            return share, named
-        return share / total, named / total
 
     def _evidence(self, query: str, hits: list[Hit], best_dense: float) -> Evidence:
         coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)

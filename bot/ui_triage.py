@@ -21,6 +21,8 @@ from bot.export import FORMATS
 log = logging.getLogger(__name__)
 
 Rows = list[list[Any]]
+# Every tab handler: hidden from the API, and one at a time on the core, like the chat.
+_PRIVATE: dict[str, Any] = {"api_visibility": "private", "concurrency_id": "core", "concurrency_limit": 1}
 
 
 @dataclass(frozen=True)
@@ -244,21 +246,20 @@ def register_triage_events(
         hint = "Tick the papers to add first (the box in each row's first column)."
         return _add(library, name, views.selected_ids(rows), hint)
 
-    common: dict[str, Any] = {"api_visibility": "private", "concurrency_id": "core", "concurrency_limit": 1}
     exports: dict[str, Any] = {
         "fn": on_table,
         "inputs": [w.table, w.topic],
         "outputs": [w.selection, *w.downloads.values()],
         "show_progress": "hidden",
-        **common,
+        **_PRIVATE,
     }
     # A new table and every tick refresh the downloads: `.then` after the handlers that fill
     # the table, `.input` for ticks (a table filled by a handler fires no reliable `.change`).
     w.topic.submit(
-        on_triage, inputs=[w.topic], outputs=[w.summary, w.table, w.added], show_progress_on=[w.table], **common
+        on_triage, inputs=[w.topic], outputs=[w.summary, w.table, w.added], show_progress_on=[w.table], **_PRIVATE
     ).then(**exports)
     w.table.input(**exports, trigger_mode="always_last")  # quick ticks: the last one counts, none is lost
-    w.add.click(on_add, inputs=[w.table, w.list_name], outputs=[w.added, last_list], **common)
+    w.add.click(on_add, inputs=[w.table, w.list_name], outputs=[w.added, last_list], **_PRIVATE)
 
 
 def register_list_events(w: ListWidgets, library: views.Library, files: views.ExportFiles) -> None:
@@ -306,17 +307,16 @@ def register_list_events(w: ListWidgets, library: views.Library, files: views.Ex
         return *on_refresh(name), message
 
     refreshed: Sequence[Any] = [w.choose, w.summary, w.table, w.last_list]
-    common: dict[str, Any] = {"api_visibility": "private", "concurrency_id": "core", "concurrency_limit": 1}
     exports: dict[str, Any] = {
         "fn": on_table,
         "inputs": [w.table, w.choose],
         "outputs": [w.selection, *w.downloads.values()],
         "show_progress": "hidden",
-        **common,
+        **_PRIVATE,
     }
     # Lists change from the other tabs, so they are read afresh whenever this tab is opened.
-    w.tab.select(on_refresh, inputs=[w.choose, w.last_list], outputs=refreshed, **common).then(**exports)
-    w.refresh.click(on_refresh, inputs=[w.choose], outputs=refreshed, **common).then(**exports)
-    w.choose.input(on_choose, inputs=[w.choose], outputs=[w.summary, w.table, w.removed], **common).then(**exports)
-    w.remove.click(on_remove, inputs=[w.table, w.choose], outputs=[*refreshed, w.removed], **common).then(**exports)
+    w.tab.select(on_refresh, inputs=[w.choose, w.last_list], outputs=refreshed, **_PRIVATE).then(**exports)
+    w.refresh.click(on_refresh, inputs=[w.choose], outputs=refreshed, **_PRIVATE).then(**exports)
+    w.choose.input(on_choose, inputs=[w.choose], outputs=[w.summary, w.table, w.removed], **_PRIVATE).then(**exports)
+    w.remove.click(on_remove, inputs=[w.table, w.choose], outputs=[*refreshed, w.removed], **_PRIVATE).then(**exports)
     w.table.input(**exports, trigger_mode="always_last")  # quick ticks: the last one counts, none is lost
