@@ -9,11 +9,11 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot import jsonl
+from bot import jsonl, progress
 from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError
 
 log = logging.getLogger("paperbot")
@@ -171,24 +171,6 @@ def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
         yield obj.get("id", number), obj["text"]
 
 
-def _progress_bar() -> Callable[[int, int], None] | None:
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    bar: dict[str, Any] = {}
-
-    def update(done: int, total: int) -> None:
-        if "bar" not in bar:
-            bar["bar"] = tqdm(total=total, unit="paper", desc="embedding", file=sys.stderr)
-        bar["bar"].n = done
-        bar["bar"].refresh()
-        if done >= total:
-            bar["bar"].close()
-
-    return update
-
-
 def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False))
 
@@ -215,7 +197,7 @@ def _run(args: argparse.Namespace) -> int:
             rebuild=args.rebuild,
             skip_bad=args.skip_bad,
             encoding=args.encoding,
-            progress=_progress_bar(),
+            progress=progress.reporter(),
         )
         for warning in report.warnings:
             print(f"paperbot: warning: {warning}", file=sys.stderr)
@@ -334,7 +316,7 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
         try:
             # The corpus gets its own embedded store, so it never mixes with the papers of --store.
             bot = Paperbot(settings.model_copy(update={"store": store, "chroma_url": None}))
-            ingested = bot.ingest([data.corpus], prune=True, progress=_progress_bar())
+            ingested = bot.ingest([data.corpus], prune=True, progress=progress.reporter())
         except FingerprintError as exc:
             raise FingerprintError(
                 f"the evaluation store {store} was built with other embedding or chunk settings; it holds "

@@ -105,9 +105,17 @@ class RetrievalSettings(BaseModel):
     )
     abstain_below: float = Field(
         0.5,
-        description="Abstain when best dense similarity + coverage_weight * coverage is below "
-        "this. Calibrated on tests/data: on-topic questions score 0.58 and up, off-topic ones "
-        "0.43 and below.",
+        description="Abstain when best dense similarity - chance + coverage_weight * coverage is "
+        "below this. Calibrated on tests/data: on-topic questions score 0.5 and up, off-topic ones "
+        "0.43 and below (seeds), 0.54 and below before the chance correction (8,700 papers).",
+    )
+    chance_reference: int = Field(
+        100,
+        ge=2,
+        description="Corpus size the abstention threshold holds for. In a larger corpus some paper is "
+        "close to any query by chance, so the best similarity expected by chance, sd * (sqrt(2 ln N) "
+        "- sqrt(2 ln chance_reference)) for N papers and the query's spread of similarities sd, is "
+        "taken off before comparing.",
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -208,11 +209,20 @@ def snapshot() -> Callable[[Settings], StoreSnapshot]:
     return take
 
 
+# The lines bot.progress writes when stderr is not a terminal.
+_PROGRESS = re.compile(r"^(embedding |embedding: |embedded )[\d,]+ ")
+
+
 @dataclass(frozen=True)
 class CliRun:
     code: int
     out: str
     err: str
+
+    @property
+    def messages(self) -> str:
+        """stderr without the progress lines of embedding (warnings and errors only)."""
+        return "".join(line for line in self.err.splitlines(keepends=True) if not _PROGRESS.match(line))
 
     def json(self) -> Any:
         return json.loads(self.out)

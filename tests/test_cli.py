@@ -77,7 +77,7 @@ def test_error_exits_non_zero_with_a_message(tmp_path: Path) -> None:
 def test_search_json_shape_and_ranking(seeded_store: Settings, run_cli: Callable[..., Any], seeded_bot: Any) -> None:
     query = "calibrated model trust for safe policy improvement in continuous control"
     run = run_cli("search", query, "--json", "--store", seeded_store.store)
-    assert (run.code, run.err) == (0, "")
+    assert (run.code, run.messages) == (0, "")
     result = run.json()
     assert set(result) == SEARCH_KEYS
     assert (result["query"], result["abstained"]) == (query, False)
@@ -118,7 +118,7 @@ def test_search_batch_prints_one_object_per_line_with_its_id(
     with path.open("a") as f:
         f.write("\n" + json.dumps(rows[2]) + "\n")  # a blank line is skipped, not an error
     run = run_cli("search", "--queries", path, "--k", "2", "--store", seeded_store.store)
-    assert (run.code, run.err) == (0, "")
+    assert (run.code, run.messages) == (0, "")
     out = run.json_lines()
     assert [o["id"] for o in out] == ["a", 2, 7]
     assert [o["query"] for o in out] == [r["text"] for r in rows]
@@ -231,7 +231,7 @@ def test_ask_follows_up_a_history_file(seeded_store: Settings, run_cli: Callable
     as_lines.write_text(json.dumps(first) + "\n")
     for history in (as_list, as_lines):
         run = run_cli("ask", "compare [1] and [2]", "--history", history, "--json", *store)
-        assert (run.code, run.err) == (0, "")
+        assert (run.code, run.messages) == (0, "")
         out = run.json()
         assert out["question"] == "compare [1] and [2]"
         assert out["standalone_question"] == f"Compare {one['label']} and {two['label']}"
@@ -250,7 +250,7 @@ def test_chat_reads_piped_questions_and_keeps_the_conversation(
     lines = f"{SAFE_RL}\n\ntell me more about [2]\nquit\nnever asked\n"
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
     run = run_cli("chat", "--json", "--store", seeded_store.store)
-    assert (run.code, run.err) == (0, "")
+    assert (run.code, run.messages) == (0, "")
     first, second = run.json_lines()  # the blank line is skipped and nothing after quit is asked
     assert first["question"] == SAFE_RL and first["restricted_to"] == []
     picked = first["citations"][1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.retrieve import Retriever, _standardise
+from bot.retrieve import _NAME, Retriever, _chance, _standardise
 
 
 def test_standardise_by_hand():
@@ -52,3 +52,30 @@ def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
     plain = Retriever(seeded_bot.retriever().corpus, seeded_bot.embed, plain_settings).search(query, k=3)
     # MiniLM alone ranks differently (and its best-chunk cosine for the OPD papers is lower).
     assert [h.paper.paper_id for h in plain.hits] != [h.paper.paper_id for h in top]
+
+
+def test_names_are_three_characters_or_more_with_two_capitals():
+    query = "Do AI agents beat RL baselines with GRPO, Q-MMR, fMRI or ReFPO?"
+    assert _NAME.findall(query) == ["GRPO", "Q-MMR", "fMRI", "ReFPO"]
+
+
+def test_a_two_letter_word_is_no_name(seeded_bot):
+    """'AI' is not a name: a paper that says 'AI' but not 'healthcare' must not outrank the healthcare benchmark."""
+    top = seeded_bot.search("Which papers introduce benchmarks for AI agents working in healthcare?", k=1).hits
+    assert "healthcare" in top[0].paper.display.lower()
+
+
+def test_chance_grows_with_the_corpus_and_is_nothing_below_the_reference():
+    rng = np.random.default_rng(7)
+    assert _chance(rng.normal(0.1, 0.05, 100), reference=100) == 0.0
+    big = rng.normal(0.1, 0.05, 8700)
+    expected = float(np.std(big)) * (np.sqrt(2 * np.log(8700)) - np.sqrt(2 * np.log(100)))
+    assert _chance(big, reference=100) == pytest.approx(expected)
+    # The correction tracks what luck gives: the best of 8,700 unrelated scores beats the best of 100.
+    assert big.max() - rng.normal(0.1, 0.05, 100).max() == pytest.approx(expected, abs=0.05)
+
+
+def test_abstention_reason_names_the_chance_correction(seeded_bot):
+    result = seeded_bot.search("How do I tune a classical guitar to drop D?")
+    assert result.abstained
+    assert "expected by chance among 53 papers" in result.reason

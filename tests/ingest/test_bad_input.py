@@ -167,7 +167,7 @@ def test_skip_bad_ingests_the_good_records_with_a_warning(
     run = run_cli("ingest", path, "--skip-bad", "--json", "--store", store)
     assert run.code == 0
     assert (run.json()["papers"], run.json()["added"]) == (4, 2)
-    warnings = run.err.splitlines()
+    warnings = run.messages.splitlines()
     assert len(warnings) == 1
     assert warnings[0].startswith(f"paperbot: warning: skipped: {path} line 2: not valid JSON")
     ids = {p.source_id for p in Paperbot(settings_for(store)).registry.papers().values()}

@@ -58,7 +58,7 @@ def test_deleted_file_is_pruned_only_with_prune(
     assert two_files["ncts"] in _papers(settings)
 
     pruned = run_cli("ingest", two_files["folder"], "--prune", "--json", *store)
-    assert (pruned.code, pruned.err) == (0, "")
+    assert (pruned.code, pruned.messages) == (0, "")
     counts = {k: v for k, v in pruned.json().items() if k != "seconds"}
     assert counts == {"papers": 2, "added": 0, "updated": 0, "removed": 1, "unchanged": 2}
     papers = _papers(settings)

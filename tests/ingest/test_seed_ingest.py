@@ -107,7 +107,7 @@ def test_second_ingest_embeds_nothing(
     before = snapshot(store_copy)
     assert (len(before.papers), before.vector_papers) == (53, frozenset(before.papers))
     run = run_cli("ingest", "--json", "--store", store_copy.store)
-    assert (run.code, run.err) == (0, "")
+    assert (run.code, run.messages) == (0, "")
     report = run.json()
     assert set(report) == REPORT_KEYS
     assert {k: v for k, v in report.items() if k != "seconds"} == {

@@ -301,7 +301,9 @@ def test_a_model_that_is_down_gives_the_extractive_answer_with_the_notice(
     assert answer.notice is not None and "openai language model did not answer" in answer.notice
     reply = _text(turns[-1].history[-1])
     assert reply == ui_views.reply_markdown(answer)
-    assert reply.startswith("*⚠ The openai language model did not answer: cannot connect")
+    # "cannot connect" with the llm extra installed, "needs langchain-openai" without it
+    assert reply.startswith("*⚠ The openai language model did not answer: ")
+    assert "cannot connect" in reply or "needs langchain-openai" in reply
     assert reply.endswith(render.chat_markdown(answer))
     assert turns[-1].panel is not None and "[1] PenguinCount" in turns[-1].panel
 

@@ -1,0 +1,242 @@
+"""Measure retrieval levers that are not in the product, on a BEIR store that `paperbot eval` built.
+
+Not a test (pytest does not collect it): it prints nDCG@10 of the hybrid retriever with one lever
+changed at a time, for the "levers tried" section of docs/retrieval.md. Each lever is scored
+beside the unchanged retriever in the same run. Build the store first with
+`paperbot --store /tmp/evalstores/scifact eval ../shared/corpora/scifact --split train`, then:
+
+    .venv/bin/python tests/bot/bench_levers.py --store /tmp/evalstores/scifact/eval-scifact \\
+        --beir ../shared/corpora/scifact weights prf proximity centring sentences chunks
+
+`sentences` and `chunks` embed the corpus again (5-10 min each on 2 cores); the others take
+seconds to a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from bot import beir, evaluate, lexical, sentences
+from bot.app import Paperbot
+from bot.corpus import Corpus, PaperVectors
+from bot.retrieve import Retriever, _standardise
+from bot.settings import ChunkSettings, Settings
+from bot.store import ChunkVectors
+from bot.types import SearchResult
+from ingest.chunking import chunk_paper, chunk_texts
+
+
+class Bench:
+    """One store and one BEIR split, with the query vectors computed once."""
+
+    def __init__(self, store: Path, folder: Path, split: str) -> None:
+        self.settings = Settings(store=store)
+        self.bot = Paperbot(self.settings)
+        self.corpus = self.bot.corpus()
+        self.papers = self.bot.registry.papers()
+        self.data = beir.read_beir(folder, split)
+        self.docs = {pid: [s.source_id for s in p.sources if s.source_id] or [pid] for pid, p in self.papers.items()}
+        self.qids = list(self.data.queries)
+        self.texts = [self.data.queries[q] for q in self.qids]
+        self.queries = self.bot.embed([self.corpus.lexical.expand(t) for t in self.texts])
+
+    def ndcg(self, rankings: list[list[str]]) -> float:
+        """Mean nDCG@10 of paper-id rankings (one per query, in `qids` order)."""
+        scores = []
+        for qid, ranking in zip(self.qids, rankings, strict=True):
+            ids = list(dict.fromkeys(d for pid in ranking for d in self.docs.get(pid, [pid])))
+            scores.append(evaluate.ndcg_at_k(ids, self.data.qrels[qid], 10))
+        return round(float(np.mean(scores)), 4)
+
+    def hybrid(
+        self,
+        dense: np.ndarray | None = None,
+        corpus: Corpus | None = None,
+        extra: list[np.ndarray] | None = None,
+        **update: float,
+    ) -> float:
+        """nDCG@10 of the product's ranking with other dense scores, vectors, settings, or an extra
+        z-scored lexical signal per query added to the BM25 side."""
+        corpus = corpus or self.corpus
+        retriever = Retriever(corpus, self.bot.embed, self.settings.retrieval.model_copy(update=update))
+        dense = corpus.vectors.similarity(self.queries) if dense is None else dense
+        rankings = []
+        for i, (text, row) in enumerate(zip(self.texts, dense, strict=True)):
+            if extra is None:
+                result = retriever._rank(text, row, 10)
+            else:
+                result = _with_extra_lexical(retriever, text, row, extra[i])
+            rankings.append([h.paper.paper_id for h in result.hits])
+        return self.ndcg(rankings)
+
+    def vectors(self, texts: dict[str, list[str]]) -> PaperVectors:
+        """Embed `texts` {paper id: its pieces} into per-paper vectors (best piece wins)."""
+        ids = [(pid, i) for pid in self.corpus.paper_ids for i in range(len(texts[pid]))]
+        matrix = self.bot.embed([texts[pid][i] for pid, i in ids])
+        chunks = ChunkVectors(tuple(f"{pid}-{i}" for pid, i in ids), tuple(pid for pid, _ in ids), matrix)
+        return PaperVectors(chunks, self.corpus.paper_ids)
+
+
+def _with_extra_lexical(retriever: Retriever, text: str, dense: np.ndarray, extra: np.ndarray) -> SearchResult:
+    """The product's ranking with `extra` (z-scored, already weighted) added to the fused score."""
+    import bot.retrieve as module
+
+    original = module._standardise
+    calls = {"n": 0}
+
+    def patched(scores: np.ndarray, depth: int) -> np.ndarray:
+        calls["n"] += 1
+        z = original(scores, depth)
+        return z + extra if calls["n"] == 1 else z
+
+    module._standardise = patched
+    try:
+        return retriever._rank(text, dense, 10)
+    finally:
+        module._standardise = original
+
+
+def weights(b: Bench) -> None:
+    for lexical_weight, candidates in itertools.product((0.35, 0.4, 0.45, 0.5), (50, 100, 200, 1000)):
+        score = b.hybrid(lexical_weight=lexical_weight, candidates=candidates)
+        print(f"weights: lexical_weight {lexical_weight}, candidates {candidates}: {score}")
+
+
+def prf(b: Bench) -> None:
+    """Rocchio on the query vector: add beta x the mean centroid of the first `m` papers, mix with the original."""
+    dense = b.corpus.vectors.similarity(b.queries)
+    retriever = Retriever(b.corpus, b.bot.embed, b.settings.retrieval)
+    first = [retriever._rank(t, row, 10) for t, row in zip(b.texts, dense, strict=True)]
+    print(f"prf: none: {b.hybrid(dense)}")
+    for m, beta in itertools.product((1, 3, 5), (0.3, 1.0)):
+        moved = []
+        for vector, result in zip(b.queries, first, strict=True):
+            rows = [b.corpus.position(h.paper.paper_id) for h in result.hits[:m]]
+            q = vector + beta * b.corpus.vectors.centroids[rows].mean(axis=0)
+            moved.append(q / np.linalg.norm(q))
+        second = b.corpus.vectors.similarity(np.array(moved))
+        print(f"prf: top {m}, beta {beta}: {b.hybrid(0.5 * dense + 0.5 * second)}")
+
+
+def proximity(b: Bench) -> None:
+    """BM25 over pairs of stemmed words within `window` words of each other, added to the BM25 side."""
+    stem = lexical._stemmer().stemWord
+
+    def pairs(words: list[str], window: int) -> list[str]:
+        stems = [stem(w) for w in words]
+        return ["_".join(sorted((a, c))) for i, a in enumerate(stems) for c in stems[i + 1 : i + window]]
+
+    ids = b.corpus.paper_ids
+    print(f"proximity: none: {b.hybrid()}")
+    for window in (2, 4):
+        docs = [[w for w in lexical.words(b.papers[p].searchable_text()) if w not in lexical._STOP] for p in ids]
+        index = bm25s.BM25(k1=1.2, b=0.75)
+        index.index([pairs(words, window) or ["_"] for words in docs], show_progress=False)
+        raw = []
+        for text in b.texts:
+            terms = [t for t in pairs(lexical.query_words(text), window) if t in index.vocab_dict]
+            raw.append(np.asarray(index.get_scores(terms), dtype=np.float64) if terms else np.zeros(len(ids)))
+        for weight in (0.1, 0.2, 0.3):
+            # the BM25 side is scaled by lexical_weight in the product, so divide to add `weight` z
+            scale = weight / b.settings.retrieval.lexical_weight
+            extra = [scale * _standardise(r, b.settings.retrieval.candidates) for r in raw]
+            print(f"proximity: pairs within {window} words, weight {weight}: {b.hybrid(extra=extra)}")
+
+
+def centring(b: Bench) -> None:
+    """Subtract the mean chunk vector (or also the top principal components) before the cosine."""
+    vectors = b.corpus.vectors
+    matrix = vectors._matrix
+    owners = tuple(vectors.paper_ids[i] for i in vectors._owner)
+    mean = matrix.mean(axis=0)
+
+    def unit(x: np.ndarray) -> np.ndarray:
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+    def score(transform: Callable[[np.ndarray], np.ndarray]) -> float:
+        moved = PaperVectors(
+            ChunkVectors(tuple(vectors._chunk_ids), owners, unit(transform(matrix))), b.corpus.paper_ids
+        )
+        corpus = dataclasses.replace(b.corpus, vectors=moved)
+        return b.hybrid(moved.similarity(unit(transform(b.queries))), corpus)
+
+    print(f"centring: none: {b.hybrid()}")
+    print(f"centring: mean removed: {score(lambda x: x - mean)}")
+    _, _, components = np.linalg.svd(matrix - mean, full_matrices=False)
+    for k in (1, 4):
+        projection = np.eye(matrix.shape[1], dtype=np.float32) - components[:k].T @ components[:k]
+        print(f"centring: mean and top {k} components removed: {score(lambda x, p=projection: (x - mean) @ p)}")
+
+
+def sentence_vectors(b: Bench) -> None:
+    """Every sentence embedded alone; its best cosine mixed into the best-chunk cosine."""
+    texts = {pid: sentences.split(b.papers[pid].display) or [b.papers[pid].display] for pid in b.corpus.paper_ids}
+    started = time.perf_counter()
+    vectors = b.vectors(texts)
+    print(f"sentences: {vectors.chunk_count:,} embedded in {time.perf_counter() - started:.0f} s")
+    chunks, alone = b.corpus.vectors.similarity(b.queries), vectors.similarity(b.queries)
+    print(f"sentences: none: {b.hybrid(chunks)}")
+    for mix, lexical_weight in itertools.product((0.2, 0.3, 0.5), (0.35, 0.45)):
+        score = b.hybrid((1 - mix) * chunks + mix * alone, lexical_weight=lexical_weight)
+        print(f"sentences: mix {mix}, lexical_weight {lexical_weight}: {score}")
+
+
+def chunk_sizes(b: Bench) -> None:
+    """Other chunk sizes, overlaps and title placements, embedded afresh."""
+    print(f"chunks: as stored ({b.corpus.vectors.chunk_count:,} chunks): {b.hybrid()}")
+    for max_tokens, overlap, title_everywhere in ((80, 1, True), (120, 0, True), (120, 1, False), (180, 0, True)):
+        settings = ChunkSettings(max_tokens=max_tokens, overlap_sentences=overlap)
+        texts = {}
+        for pid in b.corpus.paper_ids:
+            paper = b.papers[pid]
+            if title_everywhere:
+                texts[pid] = [c.text for c in chunk_paper(pid, paper.display, paper.title, settings)]
+            else:
+                body = chunk_texts(paper.display, settings)
+                texts[pid] = [f"{paper.title}. {t}" if i == 0 and paper.title else t for i, t in enumerate(body)]
+        started = time.perf_counter()
+        vectors = b.vectors(texts)
+        seconds = time.perf_counter() - started
+        corpus = dataclasses.replace(b.corpus, vectors=vectors)
+        title = "every chunk" if title_everywhere else "first chunk"
+        print(
+            f"chunks: {max_tokens} tokens, overlap {overlap}, title on {title} "
+            f"({vectors.chunk_count:,} chunks, {seconds:.0f} s): {b.hybrid(corpus=corpus)}"
+        )
+
+
+LEVERS = {
+    "weights": weights,
+    "prf": prf,
+    "proximity": proximity,
+    "centring": centring,
+    "sentences": sentence_vectors,
+    "chunks": chunk_sizes,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--store", type=Path, required=True, help="the eval store, e.g. /tmp/evalstores/scifact/eval-scifact"
+    )
+    parser.add_argument("--beir", type=Path, required=True, help="the BEIR folder the store was built from")
+    parser.add_argument("--split", default="train")
+    parser.add_argument("levers", nargs="+", choices=sorted(LEVERS))
+    args = parser.parse_args()
+    bench = Bench(args.store, args.beir, args.split)
+    print(f"{len(bench.qids)} queries, {len(bench.corpus.paper_ids):,} papers; product settings: {bench.hybrid()}")
+    for name in args.levers:
+        LEVERS[name](bench)
+
+
+if __name__ == "__main__":
+    main()
