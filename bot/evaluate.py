@@ -151,7 +151,13 @@ def dense_rankings(store: VectorStore, vectors: np.ndarray, known: Collection[st
 
 def _retriever(bot: Paperbot, lexical_weight: float) -> Retriever:
     """A baseline: BM25 alone (weight 1) or MiniLM alone (weight 0), with no coverage or acronym help."""
-    update = {"lexical_weight": lexical_weight, "match_weight": 0.0, "name_weight": 0.0, "expand_acronyms": False}
+    update = {
+        "lexical_weight": lexical_weight,
+        "proximity_weight": 0.0,
+        "match_weight": 0.0,
+        "name_weight": 0.0,
+        "expand_acronyms": False,
+    }
     return Retriever(bot.corpus(), bot.embed, bot.settings.retrieval.model_copy(update=update))
 
 
@@ -195,7 +201,8 @@ def evaluate_beir(
     weight = bot.settings.retrieval.lexical_weight
     retrieval = bot.settings.retrieval
     notes = [
-        f"paperbot: lexical_weight {weight}, match_weight {retrieval.match_weight}, "
+        f"paperbot: lexical_weight {weight}, proximity_weight {retrieval.proximity_weight}, "
+        f"match_weight {retrieval.match_weight}, "
         f"name_weight {retrieval.name_weight}, "
         f"acronyms {'expanded' if retrieval.expand_acronyms else 'as typed'}, candidates {retrieval.candidates}"
     ]

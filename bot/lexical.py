@@ -1,12 +1,15 @@
 """The one owner of bm25s: a BM25 index over paper texts, persisted beside the vectors.
 
 Tokenisation keeps ML jargon whole ("cal-spi", "χ-bench", "fp4") and also indexes its parts,
-stemmed ("cal", "spi"), so both spellings match. It scores papers; it does not fuse scores
+stemmed ("cal", "spi"), so both spellings match. A second index over neighbouring word pairs
+scores proximity: "IL-6 expression" matches "expression of IL-6" better than a paper that
+mentions the two words far apart. It scores papers; it does not fuse scores
 with dense retrieval (see bot.retrieve).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -176,6 +179,25 @@ def tokenize_query(text: str) -> list[str]:
     return [t for w in query_words(text) for t in word_tokens(w)]
 
 
+def _pairs(words: list[str]) -> list[str]:
+    stem = _stemmer().stemWord
+    stems = [stem(w) for w in words]
+    return ["_".join(sorted(pair)) for pair in itertools.pairwise(stems)]
+
+
+def pair_tokens(text: str) -> list[str]:
+    """Neighbouring word pairs of `text`, stemmed, in either order, stopwords skipped.
+
+    Example: pair_tokens("expression of the IL-6 gene") -> ['express_il-6', 'gene_il-6']
+    """
+    return _pairs([w for w in words(text) if w not in _STOP])
+
+
+def query_pair_tokens(text: str) -> list[str]:
+    """Neighbouring pairs of a query's content words. Example: query_pair_tokens("Which papers use GRPO?") -> []"""
+    return _pairs(query_words(text))
+
+
 @lru_cache(maxsize=20000)
 def _term_set(text: str) -> frozenset[str]:
     # Papers are checked against many queries; tokenising each abstract once is enough.
@@ -185,10 +207,17 @@ def _term_set(text: str) -> frozenset[str]:
 class LexicalIndex:
     """BM25 scores for every paper, in a fixed paper order."""
 
-    def __init__(self, paper_ids: list[str], retriever: bm25s.BM25, known: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        paper_ids: list[str],
+        retriever: bm25s.BM25,
+        known: dict[str, str] | None = None,
+        pairs: bm25s.BM25 | None = None,
+    ) -> None:
         self.paper_ids = paper_ids
         self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
         self._bm25 = retriever
+        self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
         # An empty corpus has no index at all: no vocabulary, no scores.
         self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
@@ -201,11 +230,12 @@ class LexicalIndex:
     def build(cls, docs: dict[str, str]) -> LexicalIndex:
         """Index `docs` {paper_id: text}."""
         ids = sorted(docs)
-        corpus = [tokenize(docs[pid]) or [""] for pid in ids]
         retriever = bm25s.BM25(k1=1.2, b=0.75)
+        pairs = bm25s.BM25(k1=1.2, b=0.75)
         if ids:
-            retriever.index(corpus, show_progress=False)
-        return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids))
+            retriever.index([tokenize(docs[pid]) or [""] for pid in ids], show_progress=False)
+            pairs.index([pair_tokens(docs[pid]) or [""] for pid in ids], show_progress=False)
+        return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids), pairs if ids else None)
 
     def expand(self, query: str) -> str:
         """The query with the acronyms the corpus defines spelled out (for the embedder).
@@ -220,6 +250,15 @@ class LexicalIndex:
         if not terms or not self.paper_ids:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
+
+    def pair_scores(self, query: str) -> np.ndarray:
+        """BM25 over neighbouring word pairs: papers that put the query's words side by side
+        ("IL-6 expression" or "expression of IL-6") score; all zeros for a one-word query."""
+        vocab = getattr(self._pairs, "vocab_dict", None) or {}
+        terms = [t for t in query_pair_tokens(query) if t in vocab]
+        if not terms or self._pairs is None:
+            return np.zeros(len(self.paper_ids), dtype=np.float32)
+        return np.asarray(self._pairs.get_scores(terms), dtype=np.float32)
 
     def query_terms(self, query: str) -> list[str]:
         """Index terms of a query, each word counted once: a compound the corpus knows is
@@ -323,7 +362,9 @@ class LexicalIndex:
         tmp.mkdir(parents=True)
         if self.paper_ids:
             self._bm25.save(str(tmp / "bm25"))
-        meta = {"version": version, "ids": self.paper_ids, "acronyms": self.acronyms}
+        if self._pairs is not None:
+            self._pairs.save(str(tmp / "pairs"))
+        meta = {"version": version, "ids": self.paper_ids, "acronyms": self.acronyms, "pairs": self._pairs is not None}
         (tmp / "index.json").write_text(json.dumps(meta))
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
@@ -333,9 +374,14 @@ class LexicalIndex:
         """The saved index if it was built from registry `version`, else None."""
         try:
             meta = json.loads((folder / "index.json").read_text())
-            if meta["version"] != version or not meta["ids"] or "acronyms" not in meta:
-                return None  # stale, empty, or saved before acronyms were learned
-            return cls(meta["ids"], bm25s.BM25.load(str(folder / "bm25")), meta.get("acronyms"))
+            if meta["version"] != version or not meta["ids"] or not meta.get("pairs") or "acronyms" not in meta:
+                return None  # stale, empty, or saved before acronyms or word pairs were indexed
+            return cls(
+                meta["ids"],
+                bm25s.BM25.load(str(folder / "bm25")),
+                meta.get("acronyms"),
+                bm25s.BM25.load(str(folder / "pairs")),
+            )
         except (OSError, ValueError, KeyError) as exc:
             log.info("lexical index in %s not usable (%s); rebuilding", folder, exc)
             return None

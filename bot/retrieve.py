@@ -87,9 +87,11 @@ class Retriever:
         named = LexicalIndex.shares(presence, {name.lower() for name in _NAME.findall(query)})
         depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
+        pairs = self._lexical.pair_scores(query)[rows].astype(np.float64)
         fused = (
             weight * _standardise(bm25, depth)
             + (1 - weight) * _standardise(dense.astype(np.float64), depth)
+            + self._settings.proximity_weight * _standardise(pairs, depth)
             + self._settings.match_weight * coverage
             + self._settings.name_weight * named
         )

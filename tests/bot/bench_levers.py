@@ -6,7 +6,7 @@ beside the unchanged retriever in the same run. Build the store first with
 `paperbot --store /tmp/evalstores/scifact eval ../shared/corpora/scifact --split train`, then:
 
     .venv/bin/python tests/bot/bench_levers.py --store /tmp/evalstores/scifact/eval-scifact \\
-        --beir ../shared/corpora/scifact weights prf proximity centring sentences chunks
+        --beir ../shared/corpora/scifact ablations weights tokens prf proximity centring sentences chunks
 
 `sentences` and `chunks` embed the corpus again (5-10 min each on 2 cores); the others take
 seconds to a minute.
@@ -21,16 +21,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import bm25s
 import numpy as np
 
 from bot import beir, evaluate, lexical, sentences
 from bot.app import Paperbot
 from bot.corpus import Corpus, PaperVectors
-from bot.retrieve import Retriever, _standardise
+from bot.retrieve import Retriever
 from bot.settings import ChunkSettings, Settings
 from bot.store import ChunkVectors
-from bot.types import SearchResult
 from ingest.chunking import chunk_paper, chunk_texts
 
 
@@ -69,12 +67,8 @@ class Bench:
         retriever = Retriever(corpus, self.bot.embed, self.settings.retrieval.model_copy(update=update))
         dense = corpus.vectors.similarity(self.queries) if dense is None else dense
         rankings = []
-        for i, (text, row) in enumerate(zip(self.texts, dense, strict=True)):
-            if extra is None:
-                result = retriever._rank(text, row, 10)
-            else:
-                result = _with_extra_lexical(retriever, text, row, extra[i])
-            rankings.append([h.paper.paper_id for h in result.hits])
+        for text, row in zip(self.texts, dense, strict=True):
+            rankings.append([h.paper.paper_id for h in retriever._rank(text, row, 10).hits])
         return self.ndcg(rankings)
 
     def vectors(self, texts: dict[str, list[str]]) -> PaperVectors:
@@ -85,23 +79,12 @@ class Bench:
         return PaperVectors(chunks, self.corpus.paper_ids)
 
 
-def _with_extra_lexical(retriever: Retriever, text: str, dense: np.ndarray, extra: np.ndarray) -> SearchResult:
-    """The product's ranking with `extra` (z-scored, already weighted) added to the fused score."""
-    import bot.retrieve as module
-
-    original = module._standardise
-    calls = {"n": 0}
-
-    def patched(scores: np.ndarray, depth: int) -> np.ndarray:
-        calls["n"] += 1
-        z = original(scores, depth)
-        return z + extra if calls["n"] == 1 else z
-
-    module._standardise = patched
-    try:
-        return retriever._rank(text, dense, 10)
-    finally:
-        module._standardise = original
+def ablations(b: Bench) -> None:
+    """The product with one of its parts turned off, as the PAPERBOT_RETRIEVAL__* variables would."""
+    print(f"ablations: name_weight 0: {b.hybrid(name_weight=0.0)}")
+    print(f"ablations: match_weight 0: {b.hybrid(match_weight=0.0)}")
+    as_typed = b.corpus.vectors.similarity(b.bot.embed(b.texts))
+    print(f"ablations: acronyms as typed: {b.hybrid(as_typed, expand_acronyms=False)}")
 
 
 def weights(b: Bench) -> None:
@@ -127,28 +110,36 @@ def prf(b: Bench) -> None:
 
 
 def proximity(b: Bench) -> None:
-    """BM25 over pairs of stemmed words within `window` words of each other, added to the BM25 side."""
-    stem = lexical._stemmer().stemWord
+    """The weight of BM25 over neighbouring word pairs (0 turns proximity off)."""
+    for weight in (0.0, 0.1, 0.15, 0.2, 0.3):
+        print(f"proximity: proximity_weight {weight}: {b.hybrid(proximity_weight=weight)}")
 
-    def pairs(words: list[str], window: int) -> list[str]:
-        stems = [stem(w) for w in words]
-        return ["_".join(sorted((a, c))) for i, a in enumerate(stems) for c in stems[i + 1 : i + window]]
 
-    ids = b.corpus.paper_ids
-    print(f"proximity: none: {b.hybrid()}")
-    for window in (2, 4):
-        docs = [[w for w in lexical.words(b.papers[p].searchable_text()) if w not in lexical._STOP] for p in ids]
-        index = bm25s.BM25(k1=1.2, b=0.75)
-        index.index([pairs(words, window) or ["_"] for words in docs], show_progress=False)
-        raw = []
+def tokens(b: Bench) -> None:
+    """Query compounds ("IL-6", "multi-agent") matched by their parts only, instead of whole when indexed."""
+    index = b.corpus.lexical
+
+    def bm25_alone() -> float:
+        rankings = []
         for text in b.texts:
-            terms = [t for t in pairs(lexical.query_words(text), window) if t in index.vocab_dict]
-            raw.append(np.asarray(index.get_scores(terms), dtype=np.float64) if terms else np.zeros(len(ids)))
-        for weight in (0.1, 0.2, 0.3):
-            # the BM25 side is scaled by lexical_weight in the product, so divide to add `weight` z
-            scale = weight / b.settings.retrieval.lexical_weight
-            extra = [scale * _standardise(r, b.settings.retrieval.candidates) for r in raw]
-            print(f"proximity: pairs within {window} words, weight {weight}: {b.hybrid(extra=extra)}")
+            scores = index.scores(text)
+            rankings.append([index.paper_ids[i] for i in np.argsort(-scores)[:10] if scores[i] > 0])
+        return b.ndcg(rankings)
+
+    print(f"tokens: compounds whole when indexed: BM25 alone {bm25_alone()}, hybrid {b.hybrid()}")
+
+    def parts(query: str) -> list[str]:
+        out: list[str] = []
+        for word in lexical.query_words(query):
+            pieces = lexical.word_tokens(word)
+            out.extend(t for t in pieces if t != word or len(pieces) == 1)
+        return out
+
+    index.query_terms = parts  # type: ignore[method-assign]
+    try:
+        print(f"tokens: compounds by their parts: BM25 alone {bm25_alone()}, hybrid {b.hybrid()}")
+    finally:
+        del index.query_terms
 
 
 def centring(b: Bench) -> None:
@@ -214,9 +205,11 @@ def chunk_sizes(b: Bench) -> None:
 
 
 LEVERS = {
+    "ablations": ablations,
     "weights": weights,
     "prf": prf,
     "proximity": proximity,
+    "tokens": tokens,
     "centring": centring,
     "sentences": sentence_vectors,
     "chunks": chunk_sizes,

@@ -1,10 +1,11 @@
 """BM25 index: jargon-aware tokenisation and exact rankings on a small corpus."""
 
+import json
 import math
 
 import pytest
 
-from bot.lexical import LexicalIndex, query_words, tokenize
+from bot.lexical import LexicalIndex, pair_tokens, query_pair_tokens, query_words, tokenize
 
 DOCS = {
     "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
@@ -61,7 +62,37 @@ def test_save_and_load_round_trip(tmp_path):
     loaded = LexicalIndex.load(tmp_path / "lex", version=7)
     assert loaded is not None and loaded.paper_ids == index.paper_ids
     assert list(loaded.scores("GRPO")) == pytest.approx(list(index.scores("GRPO")))
+    query = "safe policy improvement"
+    assert list(loaded.pair_scores(query)) == pytest.approx(list(index.pair_scores(query)))
     assert LexicalIndex.load(tmp_path / "lex", version=8) is None
+
+
+def test_an_index_saved_without_word_pairs_is_rebuilt(tmp_path):
+    LexicalIndex.build(DOCS).save(tmp_path / "lex", version=7)
+    meta_path = tmp_path / "lex" / "index.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["pairs"]  # as saved before the proximity index existed
+    meta_path.write_text(json.dumps(meta))
+    assert LexicalIndex.load(tmp_path / "lex", version=7) is None
+
+
+def test_word_pairs_are_neighbours_in_either_order():
+    assert pair_tokens("IL-6 expression rises") == pair_tokens("rises expression IL-6")[::-1]
+    assert pair_tokens("the expression of IL-6") == ["express_il-6"]  # stopwords between do not separate
+    assert query_pair_tokens("Which papers use GRPO?") == []
+
+
+def test_papers_with_the_words_side_by_side_score_on_proximity():
+    index = LexicalIndex.build(
+        {
+            "near": "Policy improvement that is safe under calibrated trust.",
+            "far": "A safe policy for robots. Improvement of runtime comes from caching.",
+            "none": "Penguin colonies counted from drone images.",
+        }
+    )
+    scores = dict(zip(index.paper_ids, index.pair_scores("policy improvement"), strict=True))
+    assert scores["near"] > 0 and scores["far"] == 0 and scores["none"] == 0
+    assert not index.pair_scores("policy").any()  # one word has no pairs
 
 
 def test_empty_index_scores_nothing():
