@@ -79,3 +79,20 @@ def test_abstention_reason_names_the_chance_correction(seeded_bot):
     result = seeded_bot.search("How do I tune a classical guitar to drop D?")
     assert result.abstained
     assert "expected by chance among 53 papers" in result.reason
+
+
+def test_proximity_adds_its_weighted_z_score_to_every_paper(seeded_bot):
+    """The fused score moves by exactly proximity_weight x z(word-pair BM25) when proximity is on."""
+    query = "safe policy improvement with calibrated model trust"
+    retriever = seeded_bot.retriever()
+    papers = len(retriever.corpus.paper_ids)
+    with_pairs = {h.paper.paper_id: h.score for h in retriever.search(query, k=papers).hits}
+    settings = seeded_bot.settings.retrieval
+    off = Retriever(retriever.corpus, seeded_bot.embed, settings.model_copy(update={"proximity_weight": 0.0}))
+    without = {h.paper.paper_id: h.score for h in off.search(query, k=papers).hits}
+    corpus = retriever.corpus
+    pairs = corpus.lexical.pair_scores(query)[corpus.lexical_rows].astype(np.float64)
+    z = _standardise(pairs, min(papers, settings.candidates))
+    assert settings.proximity_weight > 0 and np.abs(z).max() > 0
+    for i, pid in enumerate(corpus.paper_ids):
+        assert with_pairs[pid] - without[pid] == pytest.approx(settings.proximity_weight * z[i], abs=1e-5)
