@@ -221,6 +221,7 @@ class LexicalIndex:
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
         # An empty corpus has no index at all: no vocabulary, no scores.
         self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
+        self._pair_vocab: dict[str, int] = getattr(pairs, "vocab_dict", None) or {}
         indptr = np.asarray(retriever.scores["indptr"]) if paper_ids else np.zeros(1)
         self._df = np.diff(indptr)  # documents containing each vocabulary term
         self._n = max(1, len(paper_ids))
@@ -254,8 +255,7 @@ class LexicalIndex:
     def pair_scores(self, query: str) -> np.ndarray:
         """BM25 over neighbouring word pairs: papers that put the query's words side by side
         ("IL-6 expression" or "expression of IL-6") score; all zeros for a one-word query."""
-        vocab = getattr(self._pairs, "vocab_dict", None) or {}
-        terms = [t for t in query_pair_tokens(query) if t in vocab]
+        terms = [t for t in query_pair_tokens(query) if t in self._pair_vocab]
         if not terms or self._pairs is None:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._pairs.get_scores(terms), dtype=np.float32)

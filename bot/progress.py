@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-Progress = Callable[[int, int], None]  # (done so far, total)
+Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
 
 
 def _duration(seconds: float) -> str:
@@ -50,8 +50,7 @@ class LineProgress:
         if finished:
             self._write(f"embedded {total:,} {self._what} in {_duration(elapsed)} ({rate:.1f} {self._what}/s)")
             return
-        left = (total - done) / rate if rate > 0 else float("inf")
-        eta = f", about {_duration(left)} left" if rate > 0 else ""
+        eta = f", about {_duration((total - done) / rate)} left" if rate > 0 else ""
         self._write(
             f"embedding: {done:,} of {total:,} {self._what} ({done / total:.0%}), {rate:.1f} {self._what}/s{eta}"
         )

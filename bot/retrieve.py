@@ -136,7 +136,7 @@ class Retriever:
         # means the question is about these papers, however chatty the rest of it is.
         # Only names rare in the corpus count: "LLM" or "RL" say nothing about relevance.
         rare = max(3, len(self._papers) // 50)
-        names = [n for n in _NAME.findall(query) if len(n) >= 3 and 0 < self._lexical.doc_freq(n) <= rare]
+        names = [n for n in _NAME.findall(query) if 0 < self._lexical.doc_freq(n) <= rare]
         named = any(name in h.paper.display for name in names for h in hits[:_ABSTAIN_DEPTH])
         return Evidence(best_dense, coverage, relevance, named, chance)
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot import render
 from bot import ui_views as views
 from bot.errors import PaperbotError
+from bot.progress import Progress
 from bot.types import Answer, IngestReport, ReadingList, TriageResult
 from bot.ui_views import Ask, AskStream, Message, chat_stream
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
 IngestSeeds = Callable[[Progress], IngestReport]
 PaperCount = Callable[[], int]
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from bot.errors import FingerprintError
 from bot.lexical import LexicalIndex
+from bot.progress import Progress
 from bot.registry import Registry
 from bot.settings import Settings, describe_fingerprint, index_fingerprint
 from bot.store import VectorStore
@@ -30,7 +31,6 @@ from ingest.readers import RawRecord, read_paths
 log = logging.getLogger(__name__)
 
 Embed = Callable[[list[str]], np.ndarray]
-Progress = Callable[[int, int], None]  # (papers embedded so far, papers to embed)
 
 
 @dataclass
