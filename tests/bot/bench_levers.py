@@ -120,11 +120,7 @@ def tokens(b: Bench) -> None:
     index = b.corpus.lexical
 
     def bm25_alone() -> float:
-        rankings = []
-        for text in b.texts:
-            scores = index.scores(text)
-            rankings.append([index.paper_ids[i] for i in np.argsort(-scores)[:10] if scores[i] > 0])
-        return b.ndcg(rankings)
+        return b.ndcg([evaluate.lexical_ranking(index, text, 10) for text in b.texts])
 
     print(f"tokens: compounds by their parts (product): BM25 alone {bm25_alone()}, hybrid {b.hybrid()}")
     vocab = index._vocab
