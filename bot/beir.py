@@ -110,3 +110,28 @@ def read_questions(path: Path, offtopic: bool = False) -> list[Question]:
     if not out:
         raise FormatError(f"{path}: no questions; write one JSON object per line")
     return out
+
+
+def read_judgments(path: Path) -> dict[str, dict[str, bool]]:
+    """Relevance judgments of papers no question file labels, e.g. distractors that came first.
+
+    One JSON object per line: {"question": "q02", "id": "<the paper's record id>", "relevant":
+    true, "title": ..., "reason": ...} (title and reason are for people). Returns
+    {question id: {record id: relevant}}. Example: {"q02": {"Fk3x9": True}}
+    """
+    out: dict[str, dict[str, bool]] = {}
+    for number, obj in _jsonl(path):
+        qid, record, relevant = obj.get("question"), obj.get("id"), obj.get("relevant")
+        if not isinstance(qid, str) or not qid or not isinstance(record, str) or not record:
+            raise FormatError(
+                f'{path} line {number}: needs "question" (a question id) and "id" (the judged paper\'s record id)'
+            )
+        if not isinstance(relevant, bool):
+            raise FormatError(f'{path} line {number}: "relevant" must be true or false')
+        judged = out.setdefault(qid, {})
+        if judged.get(record, relevant) != relevant:
+            raise FormatError(f"{path} line {number}: question {qid} judges paper {record} both ways; keep one line")
+        judged[record] = relevant
+    if not out:
+        raise FormatError(f"{path}: no judgments; write one JSON object per line")
+    return out

@@ -89,6 +89,13 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also answer each question and report the share of answer sentences their citations support",
     )
+    evaluate.add_argument(
+        "--judged",
+        type=Path,
+        default=None,
+        help='JSONL of {"question", "id", "relevant"}: papers judged for a question beyond its labels '
+        '(adds the column "judged hit@1")',
+    )
     evaluate.add_argument("--limit", type=int, default=None, help="evaluate only the first N queries")
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.add_argument("--report", type=Path, default=None, help="also write the table as markdown to this file")
@@ -309,8 +316,10 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
     if args.limit is not None and args.limit < 1:
         raise QueryError(f"--limit {args.limit}: give a positive number of queries")
     if path.is_dir():
-        if args.offtopic is not None or args.answers:
-            raise QueryError("--offtopic and --answers apply to question files; a BEIR folder has neither")
+        if args.offtopic is not None or args.answers or args.judged is not None:
+            raise QueryError(
+                "--offtopic, --answers and --judged apply to question files; a BEIR folder has its own qrels"
+            )
         data = beir.read_beir(path, args.split or "train")
         store = args.eval_store or settings.store / f"eval-{path.resolve().name}"
         try:
@@ -329,7 +338,10 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
             raise QueryError("--split and --eval-store apply to BEIR folders; a question file runs on --store")
         questions = beir.read_questions(path)
         offtopic = beir.read_questions(args.offtopic, offtopic=True) if args.offtopic else []
-        report = evaluate.evaluate_questions(Paperbot(settings), questions, offtopic, args.answers, args.limit)
+        judgments = beir.read_judgments(args.judged) if args.judged else None
+        report = evaluate.evaluate_questions(
+            Paperbot(settings), questions, offtopic, args.answers, args.limit, judgments
+        )
     if args.report is not None:
         try:
             args.report.write_text(report.markdown(), encoding="utf-8")

@@ -245,23 +245,61 @@ def _expected_ids(papers: Mapping[str, Any], question: Question) -> list[set[str
     return groups
 
 
+@dataclass(frozen=True)
+class Judged:
+    """Judgments (bot.beir.read_judgments) resolved to stored paper ids, per question id."""
+
+    relevant: dict[str, set[str]]  # papers judged relevant
+    seen: dict[str, set[str]]  # papers judged either way
+    identified: dict[str, str]  # paper id -> record id, for every stored paper that has one
+
+    @classmethod
+    def resolve(cls, papers: Mapping[str, Any], judgments: Mapping[str, Mapping[str, bool]]) -> Judged:
+        identified = {pid: p.source_id for pid, p in papers.items() if p.source_id}
+        by_record: dict[str, set[str]] = {}
+        for pid, record in identified.items():
+            by_record.setdefault(record, set()).add(pid)
+        relevant: dict[str, set[str]] = {}
+        seen: dict[str, set[str]] = {}
+        for qid, verdicts in judgments.items():
+            for record, verdict in verdicts.items():
+                ids = by_record.get(record, set())
+                seen.setdefault(qid, set()).update(ids)
+                if verdict:
+                    relevant.setdefault(qid, set()).update(ids)
+        return cls(relevant, seen, identified)
+
+    def unjudged(self, qid: str, top: str, labelled: Collection[str]) -> bool:
+        """A top paper with a record id that neither the question file nor a judgment covers.
+        Papers without a record id (plain-text seeds) are covered by the question file's labels."""
+        return top in self.identified and top not in labelled and top not in self.seen.get(qid, set())
+
+
 def _question_metrics(
     questions: Sequence[Question],
     offtopic: Sequence[Question],
     expected: Mapping[str, list[set[str]]],
     results: Sequence[SearchResult],
+    judged: Judged | None = None,
 ) -> tuple[dict[str, float | None], dict[str, list[str]]]:
     """Metrics of one system, and the ids it got wrong (missed at rank 1, wrongly abstained or
-    answered); `results` holds the answerable questions first, then the off-topic ones."""
+    answered); `results` holds the answerable questions first, then the off-topic ones. With
+    `judged`, "judged hit@1" also credits a first paper judged relevant, and `unjudged` lists
+    the questions whose first paper nobody has judged (as "qid:record id")."""
     n = len(questions)
-    hits: dict[str, list[float]] = {"hit@1": [], "single": [], "hit@5": [], "mrr": [], "multi": []}
+    hits: dict[str, list[float]] = {"hit@1": [], "judged": [], "single": [], "hit@5": [], "mrr": [], "multi": []}
     missed: list[str] = []
+    unjudged: list[str] = []
     for question, result in zip(questions, results[:n], strict=True):
         ranking = [h.paper.paper_id for h in result.hits]
         groups = expected[question.qid]
         relevant = set().union(*groups)
         hits["hit@1"].append(hit_at_k(ranking, relevant, 1))
         missed += [] if hits["hit@1"][-1] else [question.qid]
+        if judged is not None:
+            hits["judged"].append(hit_at_k(ranking, relevant | judged.relevant.get(question.qid, set()), 1))
+            if ranking and judged.unjudged(question.qid, ranking[0], relevant):
+                unjudged.append(f"{question.qid}:{judged.identified[ranking[0]]}")
         hits["hit@5"].append(hit_at_k(ranking, relevant, 5))
         hits["mrr"].append(mrr_at_k(ranking, relevant, 10))
         if question.kind == "multi":
@@ -273,15 +311,18 @@ def _question_metrics(
             hits["single"].append(hits["hit@1"][-1])
     wrong = [q.qid for q, r in zip(questions, results[:n], strict=True) if r.abstained]
     wrong += [q.qid for q, r in zip(offtopic, results[n:], strict=True) if not r.abstained]
-    metrics = {
-        "hit@1": _mean(hits["hit@1"]),
+    metrics: dict[str, float | None] = {"hit@1": _mean(hits["hit@1"])}
+    if judged is not None:
+        metrics["judged hit@1"] = _mean(hits["judged"])
+    metrics |= {
         "single hit@1": _mean(hits["single"]) if hits["single"] else None,
         "hit@5": _mean(hits["hit@5"]),
         "MRR@10": _mean(hits["mrr"]),
         "multi recall@10": _mean(hits["multi"]) if hits["multi"] else None,
         "abstention acc": round(1 - len(wrong) / len(results), 4),
     }
-    return metrics, {"missed_hit@1": missed, "wrong_abstention": wrong}
+    errors = {"missed_hit@1": missed, "wrong_abstention": wrong}
+    return metrics, errors | ({"unjudged_top": unjudged} if judged is not None else {})
 
 
 def answer_support(answers: Sequence[Answer], expected: Sequence[list[set[str]]]) -> dict[str, int]:
@@ -312,12 +353,15 @@ def evaluate_questions(
     offtopic: Sequence[Question] = (),
     answers: bool = False,
     limit: int | None = None,
+    judgments: Mapping[str, Mapping[str, bool]] | None = None,
 ) -> EvalReport:
-    """hit@1, hit@5, MRR@10, multi-answer recall@10 and abstention accuracy of paperbot, BM25 and dense."""
+    """hit@1, hit@5, MRR@10, multi-answer recall@10 and abstention accuracy of paperbot, BM25 and
+    dense; with `judgments` (bot.beir.read_judgments) also hit@1 crediting papers judged relevant."""
     started = time.perf_counter()
     questions, offtopic = list(questions)[:limit], list(offtopic)[:limit]
     papers = bot.registry.papers()
     expected = {q.qid: _expected_ids(papers, q) for q in questions}
+    judged = None if judgments is None else Judged.resolve(papers, judgments)
     bot.retriever()  # reads the store's vectors and BM25 index once, outside the latencies
     bot.embed(["warm up"])  # the first call loads the model; keep it out of the latencies
     k = max(10, bot.settings.retrieval.k)
@@ -333,7 +377,7 @@ def evaluate_questions(
         "bm25": _retriever(bot, 1.0).search_many(texts, k),
         "dense": _retriever(bot, 0.0).search_many(texts, k),
     }
-    scored = {name: _question_metrics(questions, offtopic, expected, res) for name, res in results.items()}
+    scored = {name: _question_metrics(questions, offtopic, expected, res, judged) for name, res in results.items()}
     rows = {name: metrics for name, (metrics, _) in scored.items()}
     abstained = sum(r.abstained for r in ours[: len(questions)])
     answered = sum(not r.abstained for r in ours[len(questions) :])
@@ -343,6 +387,12 @@ def evaluate_questions(
         f"{answered} of {len(offtopic)} off-topic questions answered",
         f"search latency: median {median:.0f} ms, p95 {p95:.0f} ms ({len(texts)} single queries, k={k})",
     ]
+    if judged is not None:
+        unjudged = ", ".join(f"{name} {len(errors['unjudged_top'])}" for name, (_, errors) in scored.items())
+        notes.append(
+            "judged hit@1 also credits a first paper judged relevant to its question; first papers nobody "
+            f"has judged yet (they count as misses; listed under errors.unjudged_top in --json): {unjudged}"
+        )
     details: dict[str, Any] = {
         "kind": "questions",
         "questions": len(questions),

@@ -131,9 +131,27 @@ _QUESTION_WORDS = frozenset(
 )
 
 
+# Saved indices record this; bump it when tokenisation changes so they are rebuilt.
+TOKENS_VERSION = 2
+_VOWELS = frozenset("aeiouy")
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """Snowball's English stem, with plural acronyms made singular, which Snowball leaves alone
+    (it strips an s only after a vowel), so "LLMs" matches "LLM-based".
+
+    Example: [stem(w) for w in ["models", "llms", "gnns", "gans", "class"]] -> ['model', 'llm', 'gnn', 'gan', 'class']
+    """
+    stemmed = _stemmer().stemWord(word)
+    if len(stemmed) >= 3 and stemmed[-1] == "s" and stemmed[-2] != "s" and not _VOWELS & set(stemmed[:-1]):
+        return stemmed[:-1]
+    return stemmed
 
 
 def words(text: str) -> list[str]:
@@ -161,7 +179,6 @@ def word_tokens(word: str) -> list[str]:
     out: list[str] = []
     if len(parts) > 1:
         out.append(word)
-    stem = _stemmer().stemWord
     out.extend(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
     return out
 
@@ -180,7 +197,6 @@ def tokenize_query(text: str) -> list[str]:
 
 
 def _pairs(words: list[str]) -> list[str]:
-    stem = _stemmer().stemWord
     stems = [stem(w) for w in words]
     return ["_".join(sorted(pair)) for pair in itertools.pairwise(stems)]
 
@@ -204,6 +220,11 @@ def _term_set(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
 
 
+@lru_cache(maxsize=20000)
+def _pair_set(text: str) -> frozenset[str]:
+    return frozenset(pair_tokens(text))
+
+
 class LexicalIndex:
     """BM25 scores for every paper, in a fixed paper order."""
 
@@ -216,6 +237,8 @@ class LexicalIndex:
     ) -> None:
         self.paper_ids = paper_ids
         self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
+        # query words are lower case: "llms" -> pairs of "large language models"
+        self._spelled = {a.lower(): pair_tokens(form) for a, form in self.acronyms.items()}
         self._bm25 = retriever
         self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
@@ -292,12 +315,22 @@ class LexicalIndex:
         df = int(self._df[tid])
         return math.log(1 + (self._n - df + 0.5) / (df + 0.5))
 
+    def spelled_out(self, word: str) -> list[str]:
+        """Word pairs of the long form the corpus gives acronym `word` (lower case), or [].
+
+        A paper that writes "large language models" contains the query word "LLMs".
+        Example: spelled_out("llms") -> ['languag_larg', 'languag_model']
+        """
+        singular = word[:-1] if word.endswith("s") else word
+        return self._spelled.get(word) or self._spelled.get(singular) or self._spelled.get(f"{singular}s") or []
+
     def coverage(self, query: str, text: str) -> tuple[float, tuple[str, ...]]:
         """Idf-weighted share of the query's words found in `text`, and those words.
 
         Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
         """
         present = _term_set(text)
+        pairs = _pair_set(text)
         total = found = 0.0
         matched: list[str] = []
         for word in dict.fromkeys(query_words(query)):
@@ -307,7 +340,12 @@ class LexicalIndex:
             # a word the corpus never uses is as rare as a word can be
             weight = max(self.idf(t) for t in terms) or self._unseen_idf
             total += weight
-            if terms[0] in present or all(t in present for t in terms[1:] or terms):
+            long_form = self.spelled_out(word)
+            if (
+                terms[0] in present
+                or all(t in present for t in terms[1:] or terms)
+                or (long_form and all(p in pairs for p in long_form))
+            ):
                 found += weight
                 matched.append(word)
         return (found / total if total else 0.0), tuple(matched)
@@ -315,8 +353,9 @@ class LexicalIndex:
     def word_presence(self, query: str) -> list[tuple[str, float, np.ndarray]]:
         """For each query word: its idf weight and which papers contain it (bool, `paper_ids` order).
 
-        The same rule as `coverage` (the whole compound, or all of its parts), read from the
-        index instead of re-tokenising every paper, so a whole corpus costs a few array ops.
+        The same rule as `coverage` (the whole compound, all of its parts, or an acronym's long
+        form word pair by word pair), read from the index instead of re-tokenising every paper,
+        so a whole corpus costs a few array ops.
         Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
         """
         out: list[tuple[str, float, np.ndarray]] = []
@@ -328,7 +367,9 @@ class LexicalIndex:
             whole = self._docs_with(terms[0])
             parts = [self._docs_with(t) for t in terms[1:] or terms]
             both = np.logical_and.reduce(parts) if parts else whole
-            out.append((word, weight, whole | both))
+            long_form = [self._docs_with(p, pairs=True) for p in self.spelled_out(word)]
+            spelled = np.logical_and.reduce(long_form) if long_form else np.zeros_like(whole)
+            out.append((word, weight, whole | both | spelled))
         return out
 
     @staticmethod
@@ -346,13 +387,17 @@ class LexicalIndex:
                 found += weight * present
         return found / total if total > 0 else found
 
-    def _docs_with(self, term: str) -> np.ndarray:
+    def _docs_with(self, term: str, pairs: bool = False) -> np.ndarray:
+        """Which papers contain an index term (or, with `pairs`, a word pair)."""
         mask = np.zeros(len(self.paper_ids), dtype=bool)
-        tid = self._vocab.get(term)
-        if tid is None or tid >= len(self._df):
+        index, vocab = (self._pairs, self._pair_vocab) if pairs else (self._bm25, self._vocab)
+        tid = vocab.get(term)
+        if index is None or tid is None:
             return mask
-        indptr = self._bm25.scores["indptr"]
-        mask[np.asarray(self._bm25.scores["indices"][indptr[tid] : indptr[tid + 1]], dtype=np.int64)] = True
+        indptr = index.scores["indptr"]
+        if tid + 1 >= len(indptr):
+            return mask
+        mask[np.asarray(index.scores["indices"][indptr[tid] : indptr[tid + 1]], dtype=np.int64)] = True
         return mask
 
     def save(self, folder: Path, version: int) -> None:
@@ -364,7 +409,13 @@ class LexicalIndex:
             self._bm25.save(str(tmp / "bm25"))
         if self._pairs is not None:
             self._pairs.save(str(tmp / "pairs"))
-        meta = {"version": version, "ids": self.paper_ids, "acronyms": self.acronyms, "pairs": self._pairs is not None}
+        meta = {
+            "version": version,
+            "tokens": TOKENS_VERSION,
+            "ids": self.paper_ids,
+            "acronyms": self.acronyms,
+            "pairs": self._pairs is not None,
+        }
         (tmp / "index.json").write_text(json.dumps(meta))
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
@@ -374,8 +425,8 @@ class LexicalIndex:
         """The saved index if it was built from registry `version`, else None."""
         try:
             meta = json.loads((folder / "index.json").read_text())
-            if meta["version"] != version or not meta["ids"] or not meta.get("pairs") or "acronyms" not in meta:
-                return None  # stale, empty, or saved before acronyms or word pairs were indexed
+            if meta["version"] != version or not meta["ids"] or meta.get("tokens") != TOKENS_VERSION:
+                return None  # stale, empty, or tokenised the way an earlier version did
             return cls(
                 meta["ids"],
                 bm25s.BM25.load(str(folder / "bm25")),

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bot.beir import read_beir, read_questions
+from bot.beir import read_beir, read_judgments, read_questions
 from bot.errors import FormatError, MissingPathError
 from bot.evaluate import EvalReport, hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k, rrf
 
@@ -184,6 +184,30 @@ def test_read_questions(tmp_path: Path) -> None:
         read_questions(off)
 
 
+def test_read_judgments(tmp_path: Path) -> None:
+    path = _write_jsonl(
+        tmp_path / "j.jsonl",
+        [
+            {"question": "q1", "id": "a", "relevant": True, "title": "A", "reason": "on topic"},
+            {"question": "q1", "id": "b", "relevant": False},
+            {"question": "q2", "id": "a", "relevant": False},
+            {"question": "q1", "id": "a", "relevant": True},  # a repeat that agrees is harmless
+        ],
+    )
+    assert read_judgments(path) == {"q1": {"a": True, "b": False}, "q2": {"a": False}}
+    bad = {
+        'line 1: needs "question"': {"id": "a", "relevant": True},
+        'line 1: needs .*"id"': {"question": "q1", "id": 7, "relevant": True},
+        'line 1: "relevant" must be true or false': {"question": "q1", "id": "a", "relevant": "yes"},
+    }
+    for message, row in bad.items():
+        with pytest.raises(FormatError, match=message):
+            read_judgments(_write_jsonl(tmp_path / "bad.jsonl", [row]))
+    both = [{"question": "q", "id": "a", "relevant": True}, {"question": "q", "id": "a", "relevant": False}]
+    with pytest.raises(FormatError, match="line 2: question q judges paper a both ways"):
+        read_judgments(_write_jsonl(tmp_path / "both.jsonl", both))
+
+
 # --- end to end through the CLI --------------------------------------------------------------
 
 
@@ -272,11 +296,47 @@ def test_question_eval_on_a_tiny_store(
     assert out["latency_ms"]["median"] > 0
 
 
+@pytest.mark.slow
+def test_judged_hit_credits_judged_papers_and_lists_unjudged_ones(
+    tmp_path: Path, small_abstracts: dict[str, str], run_cli: Callable[..., Any]
+) -> None:
+    ids = dict(zip(small_abstracts, ["pen", "tide", "quill", "bee"], strict=True))
+    rows = [{"id": ids[label], "title": label, "abstract": text} for label, text in small_abstracts.items()]
+    corpus = _write_jsonl(tmp_path / "corpus.jsonl", rows)
+    store = tmp_path / "store"
+    assert run_cli("ingest", corpus, "--store", store).code == 0
+    questions = _write_jsonl(
+        tmp_path / "questions.jsonl",
+        [
+            # labelled with the bee paper only; the penguin paper comes first and is judged relevant
+            {
+                "id": "m",
+                "question": "Which papers count penguins in drone images?",
+                "kind": "multi",
+                "expected": ["record hive temperature and sound"],
+            },
+            # deliberately mislabelled: the tide paper comes first and nobody judged it
+            {"id": "t", "question": "How can coastal tide heights be forecast?", "expected": ["counts penguins"]},
+        ],
+    )
+    judged = _write_jsonl(tmp_path / "judged.jsonl", [{"question": "m", "id": "pen", "relevant": True}])
+    run = run_cli("eval", questions, "--judged", judged, "--json", "--store", store)
+    assert run.code == 0, run.err
+    out = run.json()
+    ours = out["metrics"]["paperbot"]
+    assert (ours["hit@1"], ours["judged hit@1"]) == (0.0, 0.5)
+    assert out["errors"]["paperbot"]["unjudged_top"] == ["t:tide"]
+    table = run_cli("eval", questions, "--judged", judged, "--store", store)
+    assert "judged hit@1" in table.out and "first papers nobody has judged yet" in table.out
+    plain = run_cli("eval", questions, "--json", "--store", store).json()  # without --judged, no such column
+    assert "judged hit@1" not in plain["metrics"]["paperbot"] and "unjudged_top" not in plain["errors"]["paperbot"]
+
+
 def test_eval_errors_say_what_to_do(tmp_path: Path, beir_folder: Path, run_cli: Callable[..., Any]) -> None:
     missing = run_cli("eval", tmp_path / "nothing.jsonl", "--store", tmp_path / "store")
     assert missing.code == 2 and "no such file or folder; give a BEIR folder or a questions .jsonl" in missing.err
     wrong = run_cli("eval", beir_folder, "--offtopic", tmp_path / "x.jsonl", "--store", tmp_path / "store")
-    assert wrong.code == 2 and "--offtopic and --answers apply to question files" in wrong.err
+    assert wrong.code == 2 and "--offtopic, --answers and --judged apply to question files" in wrong.err
     questions = _write_jsonl(tmp_path / "q.jsonl", [{"id": "z", "question": "Zebras?", "expected": ["zebra stripes"]}])
     empty = run_cli("eval", questions, "--store", tmp_path / "store")
     assert empty.code == 2 and "question z: no stored abstract contains 'zebra stripes'" in empty.err

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from bot.lexical import LexicalIndex, pair_tokens, query_pair_tokens, query_words, tokenize
+from bot.lexical import LexicalIndex, pair_tokens, query_pair_tokens, query_words, stem, tokenize
 
 DOCS = {
     "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
@@ -67,13 +67,29 @@ def test_save_and_load_round_trip(tmp_path):
     assert LexicalIndex.load(tmp_path / "lex", version=8) is None
 
 
-def test_an_index_saved_without_word_pairs_is_rebuilt(tmp_path):
+def test_an_index_tokenised_the_old_way_is_rebuilt(tmp_path):
     LexicalIndex.build(DOCS).save(tmp_path / "lex", version=7)
     meta_path = tmp_path / "lex" / "index.json"
     meta = json.loads(meta_path.read_text())
-    del meta["pairs"]  # as saved before the proximity index existed
+    del meta["tokens"]  # as saved before plural acronyms were stemmed (and before word pairs existed)
     meta_path.write_text(json.dumps(meta))
     assert LexicalIndex.load(tmp_path / "lex", version=7) is None
+
+
+def test_plural_acronyms_match_their_singular():
+    assert [stem(w) for w in ["llms", "gnns", "dqns", "models", "gans", "class", "gps"]] == [
+        "llm",
+        "gnn",
+        "dqn",
+        "model",
+        "gan",
+        "class",
+        "gp",
+    ]
+    index = LexicalIndex.build({**DOCS, "e": "An LLM-based recommender.", "f": "Recommender models."})
+    ranked = [index.paper_ids[i] for i in (-index.scores("LLMs for recommenders")).argsort()]
+    assert ranked[0] == "e"
+    assert index.coverage("LLMs", "An LLM-based recommender.")[0] == 1.0
 
 
 def test_word_pairs_are_neighbours_in_either_order():
@@ -112,3 +128,19 @@ def test_a_query_matches_compounds_by_their_parts():
     assert ranked[0] == "f"
     assert index.coverage("Cal-SPI", DOCS["a"])[1] == ("cal-spi",)  # coverage still sees it whole
     assert index.doc_freq("GRPO") == 1 and index.doc_freq("nonexistent") == 0
+
+
+def test_an_acronym_matches_papers_that_spell_it_out():
+    docs = {
+        "def": "Large language models (LLMs) write code.",
+        "spelled": "Recommenders built on large language models.",
+        "loose": "Large-scale recommenders; language is one of many models' inputs.",
+        "none": "Recommenders built on matrix factorisation.",
+    }
+    index = LexicalIndex.build(docs)
+    assert index.spelled_out("llms") == index.spelled_out("llm") == ["languag_larg", "languag_model"]
+    present = {word: dict(zip(index.paper_ids, p, strict=True)) for word, _, p in index.word_presence("LLMs")}
+    # the long form must appear as neighbouring words, not scattered
+    assert present["llms"] == {"def": True, "spelled": True, "loose": False, "none": False}
+    assert index.coverage("LLMs", docs["spelled"]) == (1.0, ("llms",))
+    assert index.coverage("LLMs", docs["loose"])[0] == 0.0
