@@ -31,7 +31,9 @@ log = logging.getLogger(__name__)
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 _WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
+# Latin abbreviations too: "e.g." would otherwise be a word ("e.g"), matching half the corpus.
 _STOP = frozenset(STOPWORDS_EN) | {"we", "our", "us", "paper", "papers", "propose", "proposed"}
+_STOP |= {"e.g", "i.e", "etc", "cf", "vs", "viz", "et", "al"}
 # Words of how a question is asked, not of what it is about; dropped from queries only.
 _QUESTION_WORDS = frozenset(
     [
@@ -47,6 +49,7 @@ _QUESTION_WORDS = frozenset(
         "does",
         "do",
         "did",
+        "doing",
         "is",
         "are",
         "was",
@@ -132,7 +135,7 @@ _QUESTION_WORDS = frozenset(
 
 
 # Saved indices record this; bump it when tokenisation changes so they are rebuilt.
-TOKENS_VERSION = 2
+TOKENS_VERSION = 3
 _VOWELS = frozenset("aeiouy")
 
 
@@ -175,6 +178,8 @@ def word_tokens(word: str) -> list[str]:
 
     Example: word_tokens("cal-spi") -> ['cal-spi', 'cal', 'spi']
     """
+    if word in _STOP:
+        return []
     parts = [p for p in re.split(r"[-.+/]", word) if p]
     out: list[str] = []
     if len(parts) > 1:

@@ -6,7 +6,8 @@ beside the unchanged retriever in the same run. Build the store first with
 `paperbot --store /tmp/evalstores/scifact eval ../shared/corpora/scifact --split train`, then:
 
     .venv/bin/python tests/bot/bench_levers.py --store /tmp/evalstores/scifact/eval-scifact \\
-        --beir ../shared/corpora/scifact ablations weights tokens prf proximity centring sentences chunks
+        --beir ../shared/corpora/scifact ablations weights tokens prf proximity centring \\
+        words importance centroid sentences chunks
 
 `sentences` and `chunks` embed the corpus again (5-10 min each on 2 cores); the others take
 seconds to a minute.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -142,6 +144,59 @@ def tokens(b: Bench) -> None:
         del index.query_terms
 
 
+def words(b: Bench) -> None:
+    """Acronyms matched by their spelled-out long form, and plural acronyms stemmed to the singular."""
+    print(f"words: long forms and plural acronyms (product): {b.hybrid()}")
+    index = b.corpus.lexical
+    index.spelled_out = lambda word: []  # type: ignore[method-assign]
+    try:
+        print(f"words: no long forms: {b.hybrid()}")
+    finally:
+        del index.spelled_out
+    # Plural acronyms as Snowball leaves them ("llms"): the index is rebuilt with the old stemmer.
+    original = lexical.stem
+    lexical.stem = lambda word: lexical._stemmer().stemWord(word)  # type: ignore[assignment]
+    try:
+        lexical._term_set.cache_clear()
+        docs = {pid: b.papers[pid].searchable_text() for pid in b.corpus.paper_ids}
+        corpus = dataclasses.replace(b.corpus, lexical=lexical.LexicalIndex.build(docs))
+        print(f"words: plural acronyms as Snowball leaves them: {b.hybrid(corpus=corpus)}")
+    finally:
+        lexical.stem = original
+        lexical._term_set.cache_clear()
+
+
+def importance(b: Bench) -> None:
+    """Query words weighted for coverage by how far MiniLM's query vector moves without them."""
+    index = b.corpus.lexical
+    presence = index.word_presence
+
+    def weighted(query: str) -> list[tuple[str, float, np.ndarray]]:
+        out = presence(query)
+        if len(out) < 2:
+            return out
+        texts = [query] + [re.sub(rf"(?i)(?<![\w-]){re.escape(w)}(?![\w-])", " ", query) for w, _, _ in out]
+        vectors = b.bot.embed(texts)
+        moved = np.maximum(1 - vectors[1:] @ vectors[0], 1e-4)
+        moved = moved / moved.mean()
+        return [(w, weight * float(m), p) for (w, weight, p), m in zip(out, moved, strict=True)]
+
+    print(f"importance: idf weights (product): {b.hybrid()}")
+    index.word_presence = weighted  # type: ignore[method-assign]
+    try:
+        print(f"importance: idf x leave-one-out movement of the query vector: {b.hybrid()}")
+    finally:
+        del index.word_presence
+
+
+def centroid(b: Bench) -> None:
+    """The dense score mixed with the cosine to the paper's mean chunk vector (its whole abstract)."""
+    best = b.corpus.vectors.similarity(b.queries)
+    whole = b.queries @ b.corpus.vectors.centroids.T
+    for mix in (0.0, 0.3, 0.5):
+        print(f"centroid: mix {mix}: {b.hybrid((1 - mix) * best + mix * whole)}")
+
+
 def centring(b: Bench) -> None:
     """Subtract the mean chunk vector (or also the top principal components) before the cosine."""
     vectors = b.corpus.vectors
@@ -211,6 +266,9 @@ LEVERS = {
     "proximity": proximity,
     "tokens": tokens,
     "centring": centring,
+    "words": words,
+    "importance": importance,
+    "centroid": centroid,
     "sentences": sentence_vectors,
     "chunks": chunk_sizes,
 }

@@ -144,3 +144,15 @@ def test_an_acronym_matches_papers_that_spell_it_out():
     assert present["llms"] == {"def": True, "spelled": True, "loose": False, "none": False}
     assert index.coverage("LLMs", docs["spelled"]) == (1.0, ("llms",))
     assert index.coverage("LLMs", docs["loose"])[0] == 0.0
+
+
+def test_latin_abbreviations_and_question_verbs_are_not_words():
+    assert tokenize("methods, e.g. PPO, vs. DQN (Mnih et al.), i.e. Q-learning") == [
+        "method",
+        "ppo",
+        "dqn",
+        "mnih",
+        "q-learning",
+        "learn",
+    ]
+    assert query_words("papers doing recs, e.g. with LLMs") == ["recs", "llms"]
