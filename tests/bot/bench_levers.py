@@ -6,8 +6,8 @@ beside the unchanged retriever in the same run. Build the store first with
 `paperbot --store /tmp/evalstores/scifact eval ../shared/corpora/scifact --split train`, then:
 
     .venv/bin/python tests/bot/bench_levers.py --store /tmp/evalstores/scifact/eval-scifact \\
-        --beir ../shared/corpora/scifact ablations weights tokens prf proximity centring \\
-        words importance centroid sentences chunks
+        --beir ../shared/corpora/scifact ablations weights coverage tokens prf proximity \\
+        centring words importance centroid sentences chunks
 
 `sentences` and `chunks` embed the corpus again (5-10 min each on 2 cores); the others take
 seconds to a minute.
@@ -90,9 +90,15 @@ def ablations(b: Bench) -> None:
 
 
 def weights(b: Bench) -> None:
-    for lexical_weight, candidates in itertools.product((0.35, 0.4, 0.45, 0.5), (50, 100, 200, 1000)):
+    for lexical_weight, candidates in itertools.product((0.35, 0.4, 0.45, 0.5, 0.55), (50, 100, 200, 1000)):
         score = b.hybrid(lexical_weight=lexical_weight, candidates=candidates)
         print(f"weights: lexical_weight {lexical_weight}, candidates {candidates}: {score}")
+
+
+def coverage(b: Bench) -> None:
+    """The weight of the coverage bonus (the idf-weighted share of query words a paper contains)."""
+    for weight in (2.0, 3.0, 4.0, 5.0):
+        print(f"coverage: match_weight {weight}: {b.hybrid(match_weight=weight)}")
 
 
 def prf(b: Bench) -> None:
@@ -262,6 +268,7 @@ def chunk_sizes(b: Bench) -> None:
 LEVERS = {
     "ablations": ablations,
     "weights": weights,
+    "coverage": coverage,
     "prf": prf,
     "proximity": proximity,
     "tokens": tokens,

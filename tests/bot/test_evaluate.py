@@ -208,6 +208,16 @@ def test_read_judgments(tmp_path: Path) -> None:
         read_judgments(_write_jsonl(tmp_path / "both.jsonl", both))
 
 
+def test_the_shipped_judgments_belong_to_the_shipped_questions() -> None:
+    data = Path(__file__).resolve().parents[1] / "data"
+    judged = read_judgments(data / "judged_distractors.jsonl")
+    questions = {q.qid for name in ("questions", "heldout") for q in read_questions(data / f"{name}.jsonl")}
+    assert set(judged) <= questions, sorted(set(judged) - questions)
+    rows = [json.loads(line) for line in (data / "judged_distractors.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(row["title"] and row["reason"] for row in rows)
+    assert len({(row["question"], row["id"]) for row in rows}) == len(rows)  # one judgment per pair
+
+
 # --- end to end through the CLI --------------------------------------------------------------
 
 
