@@ -134,6 +134,13 @@ _QUESTION_WORDS = frozenset(
 )
 
 
+# Set phrases of how a question is worded: "part" in "as part of" or "time" in "at the same time"
+# says nothing about the topic. Dropped from queries only.
+_PHRASES = re.compile(
+    r"(?i)\b(?:as part of|as well as|at the same time|in terms of|with respect to|in order to|"
+    r"in the context of|on top of|deals? with|dealing with|takes? into account|accounts? for)\b"
+)
+
 # Saved indices record this; bump it when tokenisation changes so they are rebuilt.
 TOKENS_VERSION = 3
 _VOWELS = frozenset("aeiouy")
@@ -166,11 +173,11 @@ def words(text: str) -> list[str]:
 
 
 def query_words(text: str) -> list[str]:
-    """The words of a query that say what it is about.
+    """The words of a query that say what it is about: question words and set phrases dropped.
 
-    Example: query_words("Which papers use GRPO?") -> ['grpo']
+    Example: query_words("Which papers use GRPO as part of training?") -> ['grpo', 'training']
     """
-    return [w for w in words(text) if w not in _QUESTION_WORDS and w not in _STOP]
+    return [w for w in words(_PHRASES.sub(" ", text)) if w not in _QUESTION_WORDS and w not in _STOP]
 
 
 def word_tokens(word: str) -> list[str]:

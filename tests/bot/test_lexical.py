@@ -156,3 +156,10 @@ def test_latin_abbreviations_and_question_verbs_are_not_words():
         "learn",
     ]
     assert query_words("papers doing recs, e.g. with LLMs") == ["recs", "llms"]
+
+
+def test_set_phrases_of_a_question_are_not_query_words():
+    assert query_words("Which papers use deep Q-learning as part of their method?") == ["deep", "q-learning"]
+    assert query_words("a reward that works at the same time") == ["reward"]
+    assert query_words("Which papers deal with power grids?") == ["power", "grids"]
+    assert query_words("part segmentation in time") == ["part", "segmentation", "time"]  # the words alone stay
