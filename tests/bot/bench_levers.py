@@ -97,7 +97,7 @@ def weights(b: Bench) -> None:
 
 def coverage(b: Bench) -> None:
     """The weight of the coverage bonus (the idf-weighted share of query words a paper contains)."""
-    for weight in (2.0, 3.0, 4.0, 5.0):
+    for weight in (2.0, 3.0, 4.0, 4.5, 5.0):
         print(f"coverage: match_weight {weight}: {b.hybrid(match_weight=weight)}")
 
 
