@@ -342,7 +342,6 @@ class LexicalIndex:
         Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
         """
         present = _term_set(text)
-        pairs = _pair_set(text)
         total = found = 0.0
         matched: list[str] = []
         for word in dict.fromkeys(query_words(query)):
@@ -356,7 +355,7 @@ class LexicalIndex:
             if (
                 terms[0] in present
                 or all(t in present for t in terms[1:] or terms)
-                or (long_form and all(p in pairs for p in long_form))
+                or (long_form and all(p in _pair_set(text) for p in long_form))
             ):
                 found += weight
                 matched.append(word)

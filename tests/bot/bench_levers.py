@@ -16,12 +16,14 @@ seconds to a minute.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +81,16 @@ class Bench:
         matrix = self.bot.embed([texts[pid][i] for pid, i in ids])
         chunks = ChunkVectors(tuple(f"{pid}-{i}" for pid, i in ids), tuple(pid for pid, _ in ids), matrix)
         return PaperVectors(chunks, self.corpus.paper_ids)
+
+
+@contextlib.contextmanager
+def swapped(index: lexical.LexicalIndex, method: str, replacement: Callable[..., Any]) -> Iterator[None]:
+    """`index.<method>` replaced by `replacement` inside the block, the class's own method after it."""
+    setattr(index, method, replacement)
+    try:
+        yield
+    finally:
+        delattr(index, method)
 
 
 def ablations(b: Bench) -> None:
@@ -143,33 +155,28 @@ def tokens(b: Bench) -> None:
                 out.extend(t for t in pieces if t != word or len(pieces) == 1)
         return out
 
-    index.query_terms = whole  # type: ignore[method-assign]
-    try:
+    with swapped(index, "query_terms", whole):
         print(f"tokens: compounds whole when indexed: BM25 alone {bm25_alone()}, hybrid {b.hybrid()}")
-    finally:
-        del index.query_terms
 
 
 def words(b: Bench) -> None:
     """Acronyms matched by their spelled-out long form, and plural acronyms stemmed to the singular."""
     print(f"words: long forms and plural acronyms (product): {b.hybrid()}")
-    index = b.corpus.lexical
-    index.spelled_out = lambda word: []  # type: ignore[method-assign]
-    try:
+    with swapped(b.corpus.lexical, "spelled_out", lambda word: []):
         print(f"words: no long forms: {b.hybrid()}")
-    finally:
-        del index.spelled_out
     # Plural acronyms as Snowball leaves them ("llms"): the index is rebuilt with the old stemmer.
     original = lexical.stem
     lexical.stem = lambda word: lexical._stemmer().stemWord(word)  # type: ignore[assignment]
     try:
         lexical._term_set.cache_clear()
+        lexical._pair_set.cache_clear()
         docs = {pid: b.papers[pid].searchable_text() for pid in b.corpus.paper_ids}
         corpus = dataclasses.replace(b.corpus, lexical=lexical.LexicalIndex.build(docs))
         print(f"words: plural acronyms as Snowball leaves them: {b.hybrid(corpus=corpus)}")
     finally:
         lexical.stem = original
         lexical._term_set.cache_clear()
+        lexical._pair_set.cache_clear()
 
 
 def importance(b: Bench) -> None:
@@ -188,11 +195,8 @@ def importance(b: Bench) -> None:
         return [(w, weight * float(m), p) for (w, weight, p), m in zip(out, moved, strict=True)]
 
     print(f"importance: idf weights (product): {b.hybrid()}")
-    index.word_presence = weighted  # type: ignore[method-assign]
-    try:
+    with swapped(index, "word_presence", weighted):
         print(f"importance: idf x leave-one-out movement of the query vector: {b.hybrid()}")
-    finally:
-        del index.word_presence
 
 
 def centroid(b: Bench) -> None:
