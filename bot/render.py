@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bot.render_why import why_html, why_json
 from bot.types import Answer, IngestReport, Paper, SearchResult, Source
 
 
@@ -41,11 +42,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
                 "score": hit.score,
                 "text": hit.paper.text,
                 "sources": [source_dict(s) for s in hit.paper.sources],
-                "why": {
-                    "lexical": hit.lexical,
-                    "dense": hit.dense,
-                    "matched_terms": list(hit.matched_terms),
-                },
+                "why": why_json(hit),
             }
             for rank, hit in enumerate(result.hits, start=1)
         ],
@@ -150,14 +147,17 @@ def citations_html(answer: Answer) -> str:
         for n in sentence.citations:
             used.setdefault(n, []).append(sentence.paper_sentence or sentence.text)
     blocks = []
+    found = {h.paper.paper_id: h for h in answer.hits}
     for c in answer.citations:
         where = ", ".join(html.escape(_short_where(s)) for s in c.paper.sources)
         title = f"<div class='pb-title'>{html.escape(c.paper.title)}</div>" if c.paper.title else ""
+        hit = found.get(c.paper.paper_id)
         blocks.append(
             f"<div class='pb-citation' id='cite-{c.n}'>"
             f"<div class='pb-head'><b>[{c.n}] {html.escape(c.paper.label)}</b> "
             f"<span class='pb-where'>{where}</span></div>{title}"
-            f"<div class='pb-abstract'>{highlight(c.paper, used.get(c.n, []))}</div></div>"
+            f"<div class='pb-abstract'>{highlight(c.paper, used.get(c.n, []))}</div>"
+            f"{why_html(hit) if hit else ''}</div>"
         )
     return "\n".join(blocks)
 

@@ -23,7 +23,7 @@ from bot.corpus import Corpus
 from bot.errors import QueryError
 from bot.lexical import LexicalIndex
 from bot.settings import RetrievalSettings
-from bot.types import Hit, SearchResult
+from bot.types import Hit, ScoreParts, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
 # Papers whose coverage is checked for abstention.
@@ -88,13 +88,14 @@ class Retriever:
         depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
         pairs = self._lexical.pair_scores(query)[rows].astype(np.float64)
-        fused = (
-            weight * _standardise(bm25, depth)
-            + (1 - weight) * _standardise(dense.astype(np.float64), depth)
-            + self._settings.proximity_weight * _standardise(pairs, depth)
-            + self._settings.match_weight * coverage
-            + self._settings.name_weight * named
+        parts = (
+            weight * _standardise(bm25, depth),
+            (1 - weight) * _standardise(dense.astype(np.float64), depth),
+            self._settings.proximity_weight * _standardise(pairs, depth),
+            self._settings.match_weight * coverage,
+            self._settings.name_weight * named,
         )
+        fused = parts[0] + parts[1] + parts[2] + parts[3] + parts[4]
         if allowed is not None:
             fused = np.where(allowed, fused, -np.inf)
             k = min(k, int(allowed.sum()))
@@ -114,6 +115,7 @@ class Retriever:
                     round(float(dense[i]), 6),
                     terms,
                     round(float(coverage[i]), 6),
+                    ScoreParts(*(round(float(part[i]), 6) for part in parts)),
                 )
             )
         evidence = self._evidence(query, hits, dense[self.corpus.vectors.has_vectors])

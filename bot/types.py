@@ -89,15 +89,37 @@ class Chunk:
 
 
 @dataclass(frozen=True)
+class ScoreParts:
+    """What each kind of evidence added to a paper's fused score; the parts sum to the score."""
+
+    bm25: float  # lexical weight x z-score of BM25 among the best candidates
+    dense: float  # (1 - lexical weight) x z-score of the best chunk's cosine
+    proximity: float  # proximity weight x z-score of BM25 over neighbouring word pairs
+    coverage: float  # match weight x idf-weighted share of the query's words in the paper
+    names: float  # name weight x share carried by the query's names (OPD, Q-MMR)
+
+    def as_dict(self) -> dict[str, float]:
+        """Example: {"bm25": 1.2, "dense": 0.9, "proximity": 0.3, "coverage": 1.7, "names": 0.0}"""
+        return {
+            "bm25": self.bm25,
+            "dense": self.dense,
+            "proximity": self.proximity,
+            "coverage": self.coverage,
+            "names": self.names,
+        }
+
+
+@dataclass(frozen=True)
 class Hit:
     """One paper found by search, with the evidence behind its score."""
 
     paper: Paper
     score: float
-    lexical: float  # normalised BM25 contribution, 0..1
+    lexical: float  # BM25 relative to the query's best BM25 score, 0..1
     dense: float  # best chunk cosine similarity
     matched_terms: tuple[str, ...] = ()
     coverage: float = 0.0  # idf-weighted share of the query's words found in the paper
+    parts: ScoreParts | None = None  # the score taken apart; None where no fused score was made
 
 
 @dataclass(frozen=True)

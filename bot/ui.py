@@ -98,6 +98,7 @@ PANEL_CSS = """
 .pb-abstract { font-size: 0.92em; line-height: 1.5; }
 .pb-abstract mark { background: #fde68a; color: #111; padding: 0 2px; border-radius: 3px; }
 .pb-empty { color: var(--body-text-color-subdued); }
+.pb-why { margin-top: 6px; font-size: 0.82em; color: var(--body-text-color-subdued); }
 """
 
 

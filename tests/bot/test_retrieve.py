@@ -96,3 +96,23 @@ def test_proximity_adds_its_weighted_z_score_to_every_paper(seeded_bot):
     assert settings.proximity_weight > 0 and np.abs(z).max() > 0
     for i, pid in enumerate(corpus.paper_ids):
         assert with_pairs[pid] - without[pid] == pytest.approx(settings.proximity_weight * z[i], abs=1e-5)
+
+
+def test_score_parts_sum_to_the_score_and_each_is_its_weighted_evidence(seeded_bot):
+    """`why.contributions` takes the fused score apart: every part is its weight times its evidence."""
+    query = "Is there theory for OPD with a noisy teacher?"
+    retriever = seeded_bot.retriever()
+    settings = seeded_bot.settings.retrieval
+    hits = retriever.search(query, k=len(retriever.corpus.paper_ids)).hits
+    corpus = retriever.corpus
+    bm25 = corpus.lexical.scores(query)[corpus.lexical_rows].astype(np.float64)
+    z = dict(zip(corpus.paper_ids, _standardise(bm25, min(len(bm25), settings.candidates)), strict=True))
+    for hit in hits:
+        parts = hit.parts
+        assert parts is not None
+        assert sum(parts.as_dict().values()) == pytest.approx(hit.score, abs=1e-5)
+        assert parts.coverage == pytest.approx(settings.match_weight * hit.coverage, abs=1e-5)
+        assert parts.bm25 == pytest.approx(settings.lexical_weight * z[hit.paper.paper_id], abs=1e-5)
+    # The papers naming OPD get the name bonus; a paper without the name gets none.
+    assert hits[0].parts.names > 0 and "OPD" in hits[0].paper.display
+    assert all(h.parts.names == 0 for h in hits if "OPD" not in h.paper.display)

@@ -125,6 +125,8 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     page.wait_for_selector(".pb-citation", timeout=SLOW)
     assert "ASCPO" in page.locator(".pb-citation").first.inner_text()
     assert page.locator(".pb-citation mark").count() >= 1
+    why = page.locator(".pb-citation .pb-why").first
+    assert why.is_visible() and re.search(r"Matched: .+\nScore [\d.]+ = ", why.inner_text())
     assert "[1]" in page.locator("[role='log'], .bubble-wrap").first.inner_text()
     cited = page.locator("#pb-cited label")
     cited.first.wait_for()
