@@ -10,7 +10,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -81,6 +81,11 @@ class Paperbot:
             return model.embed(texts)
         return np.stack([v for v in known if v is not None])
 
+    def _embed_fresh(self, texts: list[str]) -> np.ndarray:
+        """Vectors for ingest: straight from the model, kept out of the cache of recent vectors,
+        which serves questions and answers and would only churn through thousands of chunks."""
+        return embedder.load(self.settings.embed).embed(texts)
+
     def paper_count(self) -> int:
         return len(self.registry.papers())
 
@@ -100,7 +105,7 @@ class Paperbot:
                 self.settings,
                 self.registry,
                 self.store,
-                self.embed,
+                self._embed_fresh,
                 prune=prune,
                 rebuild=rebuild,
                 skip_bad=skip_bad,
@@ -268,7 +273,26 @@ class Paperbot:
 
     def triage(self, topic: str) -> TriageResult:
         """Every paper about `topic`, scored over the whole corpus, with reasons and themes."""
-        return triage_stage.triage(self.corpus(), topic, self.embed, self.store.chunk_texts, self.settings.triage)
+        return triage_stage.triage(self.corpus(), topic, self.embed, self.chunk_texts, self.settings.triage)
+
+    def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """The text of each of these chunks, cut again from its paper exactly as ingest cut it (the
+        store's fingerprint guarantees the same chunk settings); ids of unknown papers are left out.
+
+        Example: chunk_texts(["p346e74853fce-1"]) -> {"p346e74853fce-1": "Hybrid methods combine ..."}
+        """
+        papers = self.registry.papers()
+        wanted: dict[str, list[tuple[str, int]]] = {}
+        for chunk_id in chunk_ids:
+            paper_id, _, position = chunk_id.rpartition("-")
+            if paper_id in papers and position.isdigit():
+                wanted.setdefault(paper_id, []).append((chunk_id, int(position)))
+        found: dict[str, str] = {}
+        for paper_id, positions in wanted.items():
+            paper = papers[paper_id]
+            chunks = chunking.chunk_paper(paper_id, paper.display, paper.title, self.settings.chunk)
+            found.update({cid: chunks[i].text for cid, i in positions if i < len(chunks)})
+        return found
 
     def resolve(self, refs: list[str]) -> list[Paper]:
         """The stored papers named by ids, id prefixes, source ids, labels or titles (unknown ones raise)."""

@@ -30,7 +30,9 @@ class EmbedSettings(BaseModel):
         "wheel, or a local sentence-transformers model folder.",
     )
     device: str = Field("cpu", description="torch device for the embedder.")
-    batch_size: int = Field(32, ge=1, description="Texts embedded per forward pass.")
+    batch_size: int = Field(
+        16, ge=1, description="Texts embedded per forward pass; 16 was fastest on 2 CPU cores (docs/ingest.md)."
+    )
     max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
 
 
@@ -61,7 +63,15 @@ class StoreSettings(BaseModel):
         pattern=r"^[a-zA-Z0-9._-]+$",
         description="Chroma collection name.",
     )
-    write_batch: int = Field(16, ge=1, description="Papers embedded and committed together; a crash loses at most one.")
+    write_batch: int = Field(
+        16, ge=1, description="Papers committed together (vectors, then registry); a crash loses at most one batch."
+    )
+    embed_window: int = Field(
+        256,
+        ge=1,
+        description="Papers whose chunks are embedded together, longest first, so that each model batch "
+        "holds chunks of about the same length; a crash loses the window's embedding work, never stored papers.",
+    )
 
 
 class RetrievalSettings(BaseModel):

@@ -120,10 +120,12 @@ class VectorStore:
         """Write chunks with their vectors; re-writing the same ids replaces them."""
         if not chunks:
             return
+        # No `documents`: Chroma would index every chunk's text for full-text search, which paperbot
+        # never uses (BM25 is bot.lexical), and that costs 60% of the write (docs/ingest.md). The
+        # registry keeps each paper's text; its chunks are cut again when needed.
         self._usable().upsert(
             ids=[c.chunk_id for c in chunks],
-            embeddings=vectors.tolist(),
-            documents=[c.text for c in chunks],
+            embeddings=vectors,
             metadatas=[
                 {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")} for c in chunks
             ],
@@ -170,14 +172,6 @@ class VectorStore:
             offset += page
         matrix = np.concatenate(blocks) if blocks else np.zeros((0, 0), dtype=np.float32)
         return ChunkVectors(tuple(chunk_ids), tuple(paper_ids), matrix)
-
-    def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
-        """The stored text of each of these chunks (ids not stored are left out)."""
-        found: dict[str, str] = {}
-        for start in range(0, len(chunk_ids), 500):
-            got = self._usable().get(ids=list(chunk_ids[start : start + 500]), include=["documents"])
-            found.update({cid: doc for cid, doc in zip(got["ids"], got.get("documents") or [], strict=True) if doc})
-        return found
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         """The `n` nearest chunks to each query vector, nearest first.

@@ -1,0 +1,70 @@
+"""How ingest embeds and commits: windows embedded longest first, committed in small groups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.app import Paperbot
+from bot.settings import Settings, StoreSettings
+from ingest.pipeline import _embed_longest_first
+
+
+def test_longest_first_embeds_similar_lengths_together_and_returns_input_order() -> None:
+    texts = ["a" * 5, "b" * 90, "c" * 40, "d" * 88, "e" * 7]
+    calls: list[list[str]] = []
+    ticks: list[tuple[int, int]] = []
+
+    def embed(batch: list[str]) -> np.ndarray:
+        calls.append(batch)
+        return np.array([[len(t), ord(t[0])] for t in batch], dtype=np.float32)
+
+    vectors = _embed_longest_first(texts, embed, 2, lambda done, total: ticks.append((done, total)))
+    assert [[len(t) for t in batch] for batch in calls] == [[90, 88], [40, 7], [5]]
+    assert vectors.tolist() == [[len(t), ord(t[0])] for t in texts]  # each row is its own text's vector
+    assert ticks == [(2, 5), (4, 5), (5, 5)]
+    assert _embed_longest_first([], lambda batch: np.zeros((0, 3), dtype=np.float32), 2, lambda *_: None).shape == (
+        0,
+        3,
+    )
+
+
+@pytest.mark.slow
+def test_windows_and_groups_change_no_vector_and_progress_never_goes_back(
+    seeds_dir: Path, tmp_path: Path, settings_for: Callable[..., Settings]
+) -> None:
+    """Small windows and groups (3 and 2 papers) store the same vectors as the defaults, and the
+    progress count rises to the total without ever going back."""
+    seed = sorted(seeds_dir.glob("*.txt"))[0]
+    default = Paperbot(settings_for(tmp_path / "default"))
+    default.ingest([seed])
+    small = settings_for(tmp_path / "small", storage=StoreSettings(embed_window=3, write_batch=2))
+    seen: list[tuple[int, int]] = []
+    bot = Paperbot(small)
+    report = bot.ingest([seed], progress=lambda done, total: seen.append((done, total)))
+    assert report.added == report.papers > 6
+    totals = {total for _, total in seen}
+    assert totals == {report.papers}
+    counts = [done for done, _ in seen]
+    assert counts == sorted(counts) and counts[0] == 0 and counts[-1] == report.papers
+    assert len(set(counts)) > report.papers // 3  # it moves while windows embed, not only at the end
+    expected, got = default.store.all_vectors(), bot.store.all_vectors()
+    assert sorted(expected.chunk_ids) == sorted(got.chunk_ids)
+    rows = {cid: i for i, cid in enumerate(got.chunk_ids)}
+    order = [rows[cid] for cid in expected.chunk_ids]
+    assert np.allclose(expected.matrix, got.matrix[order], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_chunk_texts_are_cut_again_exactly_as_ingest_embedded_them(seeded_bot: Paperbot) -> None:
+    """Chroma keeps no chunk text; the chunks cut again from the registry embed to the stored vectors."""
+    stored = seeded_bot.store.all_vectors()
+    texts = seeded_bot.chunk_texts([*stored.chunk_ids, "nosuchpaper-0", f"{stored.paper_ids[0]}-999"])
+    assert sorted(texts) == sorted(stored.chunk_ids)  # every stored chunk, and no unknown one
+    sample = list(stored.chunk_ids[::7])
+    vectors = seeded_bot.embed([texts[cid] for cid in sample])
+    rows = [stored.chunk_ids.index(cid) for cid in sample]
+    assert np.allclose(vectors, stored.matrix[rows], atol=1e-5)
