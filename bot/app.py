@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot import embedder, followup, generate
+from bot import embedder, followup, generate, storelock
 from bot import export as export_stage
 from bot import lists as lists_stage
 from bot import similar as similar_stage
@@ -24,7 +24,7 @@ from bot import triage as triage_stage
 from bot.check import CheckedAnswer, check_answer, check_text
 from bot.compose import Composer
 from bot.corpus import Corpus, VectorCache
-from bot.errors import GeneratorError, QueryError
+from bot.errors import GeneratorError, QueryError, StoreError
 from bot.lexical import LexicalIndex
 from bot.lists import ReadingLists
 from bot.registry import Registry
@@ -253,9 +253,9 @@ class Paperbot:
                 try:
                     papers = fresh.papers()
                     lexical = LexicalIndex.load(self.settings.store / "lexical", key[0])
-                    if lexical is None:
-                        pipeline.refresh_lexical(fresh)
-                        lexical = LexicalIndex.load(self.settings.store / "lexical", key[0]) or LexicalIndex.build({})
+                    if lexical is None:  # an ingest is under way, or stopped before it saved the index
+                        lexical = LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
+                        self._save_lexical(lexical, key[0])
                 finally:
                     fresh.close()
                 # a new process reads the vectors from the copy beside the store, not from Chroma
@@ -270,6 +270,15 @@ class Paperbot:
                 self._corpus_key = key
                 log.info("read %d papers' vectors in %.1f s", len(papers), time.perf_counter() - started)
             return self._corpus
+
+    def _save_lexical(self, lexical: LexicalIndex, version: int) -> None:
+        """Save an index built by a reader, unless an ingest is writing (it saves its own when done)."""
+        try:
+            with storelock.writing(self.settings.store):
+                if self.registry.version() == version:
+                    lexical.save(self.settings.store / "lexical", version)
+        except StoreError:
+            log.info("an ingest is writing to the store; the BM25 index is kept in memory only")
 
     def triage(self, topic: str) -> TriageResult:
         """Every paper about `topic`, scored over the whole corpus, with reasons and themes."""

@@ -384,14 +384,17 @@ class LexicalIndex:
         return out
 
     @staticmethod
-    def shares(presence: list[tuple[str, float, np.ndarray]], among: Collection[str] | None = None) -> np.ndarray:
-        """Per paper, from `word_presence`: the idf-weighted share of the query's words it contains,
-        which is `coverage` for every paper at once. With `among`, only those query words count
-        as found (their share of the whole query).
+    def shares(
+        presence: list[tuple[str, float, np.ndarray]], papers: int, among: Collection[str] | None = None
+    ) -> np.ndarray:
+        """Per paper (`papers` of them), from `word_presence`: the idf-weighted share of the query's
+        words it contains, which is `coverage` for every paper at once; all zeros for a query with
+        no index word ("What?"). With `among`, only those query words count as found (their share
+        of the whole query).
 
         Example: words 'safe' (weight 1) and 'grpo' (weight 3); a paper with only 'grpo' -> 0.75
         """
-        found = np.zeros(len(presence[0][2]) if presence else 0, dtype=np.float64)
+        found = np.zeros(papers, dtype=np.float64)
         total = sum(weight for _, weight, _ in presence)
         for word, weight, present in presence:
             if among is None or word in among:

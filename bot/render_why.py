@@ -1,5 +1,5 @@
-"""Why search found a paper, as JSON (`search --json`, `ask --json`) and as the citation panel's
-HTML line. Pure functions over a Hit; the scores themselves are made in bot.retrieve.
+"""Why search found a paper, as JSON (`search --json`) and as the chat citation panel's HTML
+line. Pure functions over a Hit; the scores themselves are made in bot.retrieve.
 """
 
 from __future__ import annotations

@@ -81,10 +81,10 @@ class Retriever:
         rows = self.corpus.lexical_rows
         bm25 = self._lexical.scores(query)[rows].astype(np.float64)
         presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.word_presence(query)]
-        coverage = LexicalIndex.shares(presence)
+        coverage = LexicalIndex.shares(presence, len(rows))
         # MiniLM cannot read names it never saw (words with two capitals: OPD, Q-MMR), so the share
         # of the query carried by the names a paper contains counts again, as extra evidence.
-        named = LexicalIndex.shares(presence, {name.lower() for name in _NAME.findall(query)})
+        named = LexicalIndex.shares(presence, len(rows), {name.lower() for name in _NAME.findall(query)})
         depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
         pairs = self._lexical.pair_scores(query)[rows].astype(np.float64)

@@ -8,6 +8,7 @@ crash or a kill leaves no stale lock behind. Readers (search, ask, serve) never 
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,26 +27,33 @@ def writing(folder: Path, wait: float = 0.0) -> Iterator[None]:
 
     Example: with writing(Path(".paperbot")): ...  # a second `paperbot ingest` now fails at once
     """
-    folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(folder / LOCK_NAME)
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         lock.acquire(timeout=wait)
     except Timeout:
-        holder = _holder(folder)
         raise StoreError(
-            f"another paperbot process{holder} is writing to the store in {folder}; wait for it "
+            f"another paperbot process{_holder(folder)} is writing to the store in {folder}; wait for it "
             "to finish (or stop it), then run this again"
         ) from None
+    except (OSError, NotImplementedError) as exc:  # a read-only folder, a file system without locks
+        raise StoreError(
+            f"cannot lock the store in {folder} for writing ({exc}); check that the folder is "
+            "writable, or choose another with --store"
+        ) from exc
+    name = folder / HOLDER_NAME
     try:
-        (folder / HOLDER_NAME).write_text(str(os.getpid()), encoding="utf-8")
+        name.write_text(f"{os.getpid()} {socket.gethostname()}", encoding="utf-8")
         yield
     finally:
+        name.unlink(missing_ok=True)
         lock.release()
 
 
 def _holder(folder: Path) -> str:
+    """Example: ' (pid 4242 on laptop)', or '' when the holder has not written its name yet."""
     try:
-        pid = (folder / HOLDER_NAME).read_text(encoding="utf-8").strip()
+        pid, _, host = (folder / HOLDER_NAME).read_text(encoding="utf-8").strip().partition(" ")
     except OSError:
         return ""
-    return f" (pid {pid})" if pid.isdigit() else ""
+    return f" (pid {pid}{f' on {host}' if host else ''})" if pid.isdigit() else ""

@@ -56,7 +56,7 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     top = float(bm25.max()) if len(bm25) else 0.0
     relative = bm25 / top if top > 0 else np.zeros_like(bm25)
     presence = corpus.lexical.word_presence(topic)
-    coverage = LexicalIndex.shares(presence)[corpus.lexical_rows].astype(np.float32)
+    coverage = LexicalIndex.shares(presence, len(corpus.lexical.paper_ids))[corpus.lexical_rows].astype(np.float32)
     # e.g. all topic words (coverage 1.0), BM25 at 80% of the best: lexical 0.75 + 0.2 = 0.95,
     # dense 0.45 -> score 0.45 + 0.4 * 0.95 = 0.83; with half the words: 0.75 * 0.125 + 0.2 = 0.29 -> 0.57
     lexical = _COVERAGE_SHARE * coverage**3 + (1 - _COVERAGE_SHARE) * relative

@@ -214,15 +214,19 @@ def candidates(text: str) -> list[str]:
     return [t for t in ranked if score[t] >= 4]
 
 
+_WORD = re.compile(r"[\w\u0370-\u03ff][\w\u0370-\u03ff'\-]*")
+
+
 def phrase(text: str) -> str:
     """A short phrase from the first sentence, for papers that name nothing.
 
     Example: phrase("Critical sequential decisions are rarely single-timescale.")
         -> 'Critical sequential decisions'
     """
-    first = (sentences.split(text) or [text])[0]
-    first = re.split(r"[(:;,\[]| - | – | — ", first)[0]
-    words = re.findall(r"[\w\u0370-\u03ff][\w\u0370-\u03ff'\-]*", first)
+    sentence = (sentences.split(text) or [text])[0]
+    first = re.split(r"[(:;,\[]| - | – | — ", sentence)[0]
+    # A sentence that opens with punctuation (": the teacher ...") has nothing before it: use it all.
+    words = _WORD.findall(first) or _WORD.findall(sentence) or _WORD.findall(text)
     while words and words[0].lower() in _STOP_START:
         words = words[1:]
     picked: list[str] = []
@@ -234,7 +238,7 @@ def phrase(text: str) -> str:
             break
     while len(picked) > 1 and picked[-1].lower() in _STOP_START | {"to", "with", "and", "from"}:
         picked.pop()
-    label = " ".join(picked) or first[:40]
+    label = " ".join(picked) or text.strip()[:40] or "Abstract"
     return label[0].upper() + label[1:]
 
 

@@ -165,8 +165,8 @@ def run(
     with a message instead of corrupting it.
     """
     started = time.perf_counter()
-    read = read_paths(paths, encoding=encoding, skip_bad=skip_bad)
     with storelock.writing(registry.folder):
+        read = read_paths(paths, encoding=encoding, skip_bad=skip_bad)
         return _write(read, started, settings, registry, store, embed, prune, rebuild, progress)
 
 

@@ -203,7 +203,7 @@ def _read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> I
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise FormatError(
-                    f"{file} line {line_no}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                    f"{file} line {line_no}: not valid JSON ({exc.msg}, column {exc.colno}); "
                     "fix the line or remove it (or pass --skip-bad)"
                 ) from exc
             if not isinstance(obj, dict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 from collections.abc import Callable, Iterator
@@ -242,3 +243,36 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliRun]:
         return CliRun(code, out, err)
 
     return run
+
+
+# Pieces that have broken text tools before: LaTeX, markdown, control and format characters,
+# byte-order marks, bidi overrides, long tokens, punctuation-only openings.
+TRICKY = [
+    "\u202e", "\ufeff", "\r", "\r\n", "\t", "\x0b", "\x0c", "\x1c", "\u2028", "\u00a0", "\u200b",
+    "$", "$$", "$x^{2", "\\", "\\\\", "\\frac{", "\\begin{equation}", "\\cite{a}", "\\textbf{", "\\(", "\\[",
+    "{", "}", "%", "~", "^", "_", "&", "&amp;", "<script>", "```", "#", "|", "𝔼", "χ", "—",
+    '"', "'", ",", ":", ";", "...", "?", "e.g.", "\n", "\n\n", "A" * 300, "-" * 50, "a-b-c-d-e-f", "0" * 40,
+]  # fmt: skip
+
+
+def _mangle(rng: random.Random, text: str) -> str:
+    """`text` with up to 30 random insertions, deletions, duplications and random characters."""
+    chars = list(text)
+    for _ in range(rng.randint(1, 30)):
+        at, roll = rng.randint(0, len(chars)), rng.random()
+        if roll < 0.4:
+            chars[at:at] = rng.choice(TRICKY)
+        elif roll < 0.6:
+            del chars[at : at + rng.randint(1, 200)]
+        elif roll < 0.8:
+            chars[at:at] = [chr(rng.choice([rng.randint(1, 0xD7FF), rng.randint(0xE000, 0x2FFFF)])) for _ in range(9)]
+        else:
+            start = rng.randint(0, len(chars))
+            chars[at:at] = chars[start : start + rng.randint(1, 300)]
+    return "".join(chars).replace("\x00", "")  # NUL marks a binary file, tested elsewhere
+
+
+@pytest.fixture(scope="session")
+def mangle() -> Callable[[random.Random, str], str]:
+    """mangle(rng, text) -> text with random insertions, deletions and odd characters (fuzzing)."""
+    return _mangle

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -20,10 +22,12 @@ HOLD = (
 
 
 def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None:
-    refused = pytest.raises(StoreError, match=rf"another paperbot process \(pid {os.getpid()}\) is writing")
+    me = rf"\(pid {os.getpid()} on {re.escape(socket.gethostname())}\)"
+    refused = pytest.raises(StoreError, match=rf"another paperbot process {me} is writing")
     with writing(tmp_path), refused, writing(tmp_path):
         pass
-    with writing(tmp_path):  # released: free again
+    assert not (tmp_path / "write.pid").exists()  # released: the holder's name is gone
+    with writing(tmp_path):  # and the lock is free again
         pass
 
 
@@ -38,7 +42,8 @@ def test_ingest_into_a_store_being_written_fails_and_changes_nothing(tmp_path: P
             timeout=300,
         )
     assert run.returncode == StoreError.exit_code
-    assert f"another paperbot process (pid {os.getpid()}) is writing to the store in {store}" in run.stderr
+    holder = f"(pid {os.getpid()} on {socket.gethostname()})"
+    assert f"another paperbot process {holder} is writing to the store in {store}" in run.stderr
     assert "Traceback" not in run.stderr
     assert Registry(store).papers() == {}
 
@@ -47,10 +52,34 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path: Path) -> None:
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(StoreError, match=rf"\(pid {holder.pid}\)"), writing(tmp_path):
+        with pytest.raises(StoreError, match=rf"\(pid {holder.pid} on "), writing(tmp_path):
             pass
     finally:
         holder.kill()
         holder.wait(timeout=30)
     with writing(tmp_path):
         pass
+
+
+def test_a_folder_that_cannot_be_locked_is_a_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    refused = pytest.raises(StoreError, match=r"cannot lock the store in .* check that the folder is writable")
+    with refused, writing(blocker / "store"):
+        pass
+
+
+@pytest.mark.slow
+def test_a_reader_during_an_ingest_builds_the_index_in_memory_and_leaves_the_files_alone(store_copy) -> None:
+    from bot.app import Paperbot
+
+    bot = Paperbot(store_copy)
+    bot.registry.write(upsert=[])  # the registry moves on, as it does every 16 papers of an ingest
+    lexical = store_copy.store / "lexical"
+    before = (lexical / "index.json").read_text(encoding="utf-8")
+    with writing(store_copy.store):  # an ingest is writing
+        assert bot.search("safe policy improvement with calibrated model trust", k=1).hits[0].paper.label == "Cal-SPI"
+        assert (lexical / "index.json").read_text(encoding="utf-8") == before  # not saved meanwhile
+    bot.registry.write(upsert=[])
+    bot.search("safe policy improvement", k=1)  # no ingest now: the reader saves what it built
+    assert (lexical / "index.json").read_text(encoding="utf-8") != before

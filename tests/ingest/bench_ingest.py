@@ -10,7 +10,7 @@ Each run, in one process with the model already loaded, times two things in turn
   embedding, writing to Chroma and the registry, and the lexical index.
 It prints the median of each and ingest's papers per second as a share of the model's.
 `--batch-sizes 16,32,64` also times the model alone at other batch sizes (the setting
-`embed.batch_size`, 32 by default).
+`embed.batch_size`, 16 by default).
 """
 
 from __future__ import annotations
