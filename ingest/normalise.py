@@ -71,4 +71,7 @@ def display(text: str) -> str:
     out = _MATH.sub(lambda m: _latex_to_text(_DOUBLE_BACKSLASH.sub(r"\\", m.group(1))), out)
     out = _COMMAND.sub(lambda m: _latex_to_text(m.group(0)), out)
     out = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", out)
-    return _ESCAPED.sub(r"\1", out)
+    out = _ESCAPED.sub(r"\1", out)
+    # Rendering can leave nothing of a fragment ("\\qubegin" is an unknown macro): keep it as written,
+    # so that every paper has text to show, chunk and embed.
+    return out if re.search(r"\w", out) or not text.strip() else " ".join(text.split())

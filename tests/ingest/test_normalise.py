@@ -47,3 +47,10 @@ def test_display_leaves_money_alone() -> None:
 
 def test_display_never_fails_on_broken_latex() -> None:
     assert display("an unclosed \\textbf{brace and $\\frac{1}{$ here") != ""
+
+
+def test_a_paragraph_that_renders_to_nothing_is_kept_as_written() -> None:
+    """Found by the fuzzer: an unknown macro alone rendered to '', leaving a paper with no chunks."""
+    assert display("\\qubegin") == "\\qubegin"
+    assert display("$\\unknownmacro$") == "$\\unknownmacro$"
+    assert display("**STAR** beats $\\chi$-Bench") == "STAR beats χ-Bench"  # rendering still applies
