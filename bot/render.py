@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bot.render_why import why_html, why_json
+from bot.render_why import score_parts, why_html, why_json
 from bot.types import Answer, IngestReport, Paper, SearchResult, Source
 
 
@@ -106,6 +106,7 @@ def search_text(result: SearchResult) -> str:
         terms = ", ".join(hit.matched_terms) or "-"
         lines.append(f"{rank:>2}. {hit.paper.label}  score {hit.score:.3f}  terms: {terms}")
         lines.append(f"    {first}")
+        lines.append(f"    {score_parts(hit)}")
     return "\n".join(lines)
 
 

@@ -48,11 +48,21 @@ def why_html(hit: Hit) -> str:
         found = "Matched no query word; found by meaning alone"
     lines = [f"{found} · BM25 {hit.lexical:.2f} of the best · meaning {hit.dense:.2f} (cosine)"]
     if hit.parts is not None:
-        parts = [
-            f"{_PART_NAMES[name]} {value:+.2f}"
-            for name, value in sorted(hit.parts.as_dict().items(), key=lambda item: -abs(item[1]))
-            if abs(value) >= 0.005
-        ]
-        lines.append(f"Score {hit.score:.2f} = {', '.join(parts) or '0'}")
+        lines.append(score_parts(hit))
     body = "<br>".join(lines)
     return f"<div class='pb-why'>{body}</div>"
+
+
+def score_parts(hit: Hit) -> str:
+    """The score taken apart, largest part first (parts under 0.005 left out).
+
+    Example: 'Score 7.54 = query words +2.34, BM25 +2.17, meaning +1.76, word pairs +1.27'
+    """
+    if hit.parts is None:
+        return f"Score {hit.score:.2f}"
+    parts = [
+        f"{_PART_NAMES[name]} {value:+.2f}"
+        for name, value in sorted(hit.parts.as_dict().items(), key=lambda item: -abs(item[1]))
+        if abs(value) >= 0.005
+    ]
+    return f"Score {hit.score:.2f} = {', '.join(parts) or '0'}"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bot.render import citations_html, search_json
+from bot.render import citations_html, search_json, search_text
 from bot.render_why import why_html
 
 
@@ -40,3 +40,11 @@ def test_why_html_escapes_terms_and_orders_parts_by_size(seeded_bot):
     sizes = [abs(float(v)) for v in re.findall(r" ([+-]\d+\.\d+)", score_line)]
     assert sizes == sorted(sizes, reverse=True) and sizes
     assert f"Score {hit.score:.2f} = " in score_line
+
+
+def test_terminal_search_shows_each_papers_score_parts(seeded_bot):
+    result = seeded_bot.search("benchmark of healthcare workflows", k=2)
+    lines = search_text(result).splitlines()
+    assert len(lines) == 6  # per paper: rank line, abstract, score parts
+    for hit, line in zip(result.hits, lines[2::3], strict=True):
+        assert line.strip().startswith(f"Score {hit.score:.2f} = ") and "query words +" in line
