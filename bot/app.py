@@ -254,7 +254,7 @@ class Paperbot:
                     papers = fresh.papers()
                     lexical = LexicalIndex.load(self.settings.store / "lexical", key[0])
                     if lexical is None:  # an ingest is under way, or stopped before it saved the index
-                        lexical = LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
+                        lexical = pipeline.lexical_index(papers)
                         self._save_lexical(lexical, key[0])
                 finally:
                     fresh.close()
@@ -285,8 +285,8 @@ class Paperbot:
         return triage_stage.triage(self.corpus(), topic, self.embed, self.chunk_texts, self.settings.triage)
 
     def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
-        """The text of each of these chunks, cut again from its paper exactly as ingest cut it (the
-        store's fingerprint guarantees the same chunk settings); ids of unknown papers are left out.
+        """The text of each of these chunks, cut again from its paper as ingest cuts it (the store's
+        fingerprint guarantees the same chunk settings); ids of unknown papers are left out.
 
         Example: chunk_texts(["p346e74853fce-1"]) -> {"p346e74853fce-1": "Hybrid methods combine ..."}
         """
@@ -298,8 +298,7 @@ class Paperbot:
                 wanted.setdefault(paper_id, []).append((chunk_id, int(position)))
         found: dict[str, str] = {}
         for paper_id, positions in wanted.items():
-            paper = papers[paper_id]
-            chunks = chunking.chunk_paper(paper_id, paper.display, paper.title, self.settings.chunk)
+            chunks = chunking.paper_chunks(papers[paper_id], self.settings.chunk)
             found.update({cid: chunks[i].text for cid, i in positions if i < len(chunks)})
         return found
 

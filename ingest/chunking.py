@@ -12,7 +12,7 @@ import re
 
 from bot import sentences, tokens
 from bot.settings import ChunkSettings
-from bot.types import Chunk
+from bot.types import Chunk, Paper
 
 # Where the embedder's word pieces outnumber tiktoken tokens: every character of a
 # punctuation run ("....") and every CJK character is its own word piece.
@@ -82,3 +82,12 @@ def chunk_paper(paper_id: str, text: str, title: str | None, settings: ChunkSett
         Chunk(chunk_id=f"{paper_id}-{i}", paper_id=paper_id, position=i, text=prefix + body)
         for i, body in enumerate(chunk_texts(text, settings, budget))
     ]
+
+
+def paper_chunks(paper: Paper, settings: ChunkSettings) -> list[Chunk]:
+    """The chunks ingest embeds for a stored paper: its display text, led by its title.
+
+    The one place that says which of a paper's texts are chunked, so that chunks cut again later
+    (for triage's evidence) are the chunks that were embedded.
+    """
+    return chunk_paper(paper.paper_id, paper.display, paper.title, settings)

@@ -26,7 +26,7 @@ from bot.settings import Settings, describe_fingerprint, index_fingerprint
 from bot.store import VectorStore
 from bot.types import IngestReport, Paper
 from ingest import labels
-from ingest.chunking import chunk_paper
+from ingest.chunking import paper_chunks
 from ingest.normalise import content_hash, display, normalised, paper_id
 from ingest.readers import RawRecord, ReadResult, read_paths
 
@@ -264,7 +264,7 @@ def _embed_and_write(
     show(0)
     for start in range(0, len(papers), window):
         part = papers[start : start + window]
-        chunked = [chunk_paper(p.paper_id, p.display, p.title, settings.chunk) for p in part]
+        chunked = [paper_chunks(p, settings.chunk) for p in part]
         texts = [c.text for chunks in chunked for c in chunks]
         vectors = _embed_longest_first(texts, embed, _SLICE, partial(_share_done, show, done, len(part)))
         row = 0
@@ -305,7 +305,12 @@ def _embed_longest_first(
     return vectors
 
 
+def lexical_index(papers: dict[str, Paper]) -> LexicalIndex:
+    """The BM25 index of `papers` (title and abstract of each), as ingest saves it."""
+    return LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
+
+
 def refresh_lexical(registry: Registry) -> None:
     """Rebuild and save the lexical index for the registry's current content."""
-    index = LexicalIndex.build({pid: p.searchable_text() for pid, p in registry.papers().items()})
+    index = lexical_index(registry.papers())
     index.save(registry.folder / "lexical", registry.version())

@@ -33,7 +33,7 @@ from bot.corpus import Corpus, PaperVectors
 from bot.retrieve import Retriever
 from bot.settings import ChunkSettings, Settings
 from bot.store import ChunkVectors
-from ingest.chunking import chunk_paper, chunk_texts
+from ingest.chunking import chunk_texts, paper_chunks
 
 
 class Bench:
@@ -254,7 +254,7 @@ def chunk_sizes(b: Bench) -> None:
         for pid in b.corpus.paper_ids:
             paper = b.papers[pid]
             if title_everywhere:
-                texts[pid] = [c.text for c in chunk_paper(pid, paper.display, paper.title, settings)]
+                texts[pid] = [c.text for c in paper_chunks(paper, settings)]
             else:
                 body = chunk_texts(paper.display, settings)
                 texts[pid] = [f"{paper.title}. {t}" if i == 0 and paper.title else t for i, t in enumerate(body)]

@@ -26,7 +26,7 @@ from pathlib import Path
 from bot import embedder
 from bot.app import Paperbot
 from bot.settings import Settings
-from ingest.chunking import chunk_paper
+from ingest.chunking import paper_chunks
 from ingest.pipeline import merge_records
 from ingest.readers import read_paths
 
@@ -42,7 +42,7 @@ def sample(corpus: Path, papers: int, folder: Path) -> Path:
 def chunk_texts(path: Path, settings: Settings) -> list[str]:
     """The chunk texts ingest embeds for the papers of `path`."""
     papers = merge_records(read_paths([path]).records).values()
-    return [c.text for p in papers for c in chunk_paper(p.paper_id, p.display, p.title, settings.chunk)]
+    return [c.text for p in papers for c in paper_chunks(p, settings.chunk)]
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from bot import tokens
 from bot.embedder import Embedder, load
 from bot.registry import Registry
 from bot.settings import ChunkSettings, EmbedSettings, Settings
-from ingest.chunking import chunk_paper, chunk_texts
+from ingest.chunking import chunk_paper, chunk_texts, paper_chunks
 
 SETTINGS = ChunkSettings()
 
@@ -84,11 +84,7 @@ def test_no_seed_chunk_exceeds_the_embedders_word_pieces(seeded_store: Settings,
     registry.close()
     assert len(papers) == 53
     limit = EmbedSettings().max_word_pieces
-    counts = [
-        embedder.word_pieces(chunk.text)
-        for p in papers
-        for chunk in chunk_paper(p.paper_id, p.display, p.title, seeded_store.chunk)
-    ]
+    counts = [embedder.word_pieces(chunk.text) for p in papers for chunk in paper_chunks(p, seeded_store.chunk)]
     assert len(counts) >= len(papers)
     assert max(counts) <= limit, f"{max(counts)} word pieces > {limit}"
 

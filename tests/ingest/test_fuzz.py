@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 
 from bot.errors import InputError
-from bot.lexical import LexicalIndex
 from bot.settings import ChunkSettings
 from ingest import labels
-from ingest.chunking import chunk_paper
-from ingest.pipeline import merge_records
+from ingest.chunking import paper_chunks
+from ingest.pipeline import lexical_index, merge_records
 from ingest.readers import read_paths
 
 CASES = int(os.environ.get("PAPERBOT_FUZZ_CASES", "150"))
@@ -84,8 +83,8 @@ def ingest_without_embedding(path: Path, skip_bad: bool) -> int:
     names = labels.assign({pid: p.display for pid, p in papers.items()}, set(), titles)
     for pid, paper in papers.items():
         assert names[pid].strip(), f"empty label for {paper.display[:80]!r}"
-        assert chunk_paper(pid, paper.display, paper.title, ChunkSettings()), f"no chunks for {paper.display[:80]!r}"
-    LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
+        assert paper_chunks(paper, ChunkSettings()), f"no chunks for {paper.display[:80]!r}"
+    lexical_index(papers)
     return len(papers)
 
 
