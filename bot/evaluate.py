@@ -156,6 +156,7 @@ def _retriever(bot: Paperbot, lexical_weight: float) -> Retriever:
         "proximity_weight": 0.0,
         "match_weight": 0.0,
         "name_weight": 0.0,
+        "complete_weight": 0.0,
         "expand_acronyms": False,
     }
     return Retriever(bot.corpus(), bot.embed, bot.settings.retrieval.model_copy(update=update))
@@ -202,7 +203,7 @@ def evaluate_beir(
     retrieval = bot.settings.retrieval
     notes = [
         f"paperbot: lexical_weight {weight}, proximity_weight {retrieval.proximity_weight}, "
-        f"match_weight {retrieval.match_weight}, "
+        f"match_weight {retrieval.match_weight}, complete_weight {retrieval.complete_weight}, "
         f"name_weight {retrieval.name_weight}, "
         f"acronyms {'expanded' if retrieval.expand_acronyms else 'as typed'}, candidates {retrieval.candidates}"
     ]

@@ -31,6 +31,7 @@ _PART_NAMES = {
     "dense": "meaning",
     "proximity": "word pairs",
     "names": "names",
+    "complete": "every query word",
 }
 
 

@@ -3,7 +3,8 @@
 Every paper is scored two ways: BM25 over its title and abstract, and the cosine similarity
 of its best chunk to the query (the query's acronyms spelled out as the corpus defines them,
 which MiniLM needs). Each score becomes a z-score against its own top `candidates` papers, so
-the two add up fairly; the idf-weighted share of the query's words a paper contains is added.
+the two add up fairly; the idf-weighted share of the query's words a paper contains is added, and a
+bonus when it contains them all.
 The dense side is exact: one matrix product over every chunk vector, held in memory per store
 version (bot.corpus), instead of an approximate nearest-chunk search that reaches only some
 papers. The search abstains when neither kind of evidence says the corpus is about the query.
@@ -94,8 +95,11 @@ class Retriever:
             self._settings.proximity_weight * _standardise(pairs, depth),
             self._settings.match_weight * coverage,
             self._settings.name_weight * named,
+            # A paper with every one of the query's words (coverage 1) answers a short question
+            # more often than one missing a word, however close the latter's wording.
+            self._settings.complete_weight * (coverage >= 1 - 1e-9),
         )
-        fused = parts[0] + parts[1] + parts[2] + parts[3] + parts[4]
+        fused = sum(parts[1:], parts[0])
         if allowed is not None:
             fused = np.where(allowed, fused, -np.inf)
             k = min(k, int(allowed.sum()))

@@ -104,6 +104,13 @@ class RetrievalSettings(BaseModel):
         description="Added score per unit of query-word coverage (the idf-weighted share of the "
         "query's words a paper contains).",
     )
+    complete_weight: float = Field(
+        1.5,
+        ge=0,
+        description="Added score for a paper that contains every one of the query's words (coverage "
+        "1), as a search engine's AND would: a short question whose every word a paper uses is "
+        "seldom answered better by a paper missing one.",
+    )
     name_weight: float = Field(
         8.0,
         ge=0,

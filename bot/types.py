@@ -97,15 +97,17 @@ class ScoreParts:
     proximity: float  # proximity weight x z-score of BM25 over neighbouring word pairs
     coverage: float  # match weight x idf-weighted share of the query's words in the paper
     names: float  # name weight x share carried by the query's names (OPD, Q-MMR)
+    complete: float = 0.0  # complete weight if the paper contains every query word, else 0
 
     def as_dict(self) -> dict[str, float]:
-        """Example: {"bm25": 1.2, "dense": 0.9, "proximity": 0.3, "coverage": 1.7, "names": 0.0}"""
+        """Example: {"bm25": 1.2, "dense": 0.9, "proximity": 0.3, "coverage": 1.7, "names": 0.0, "complete": 0.0}"""
         return {
             "bm25": self.bm25,
             "dense": self.dense,
             "proximity": self.proximity,
             "coverage": self.coverage,
             "names": self.names,
+            "complete": self.complete,
         }
 
 

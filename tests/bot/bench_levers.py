@@ -97,6 +97,7 @@ def ablations(b: Bench) -> None:
     """The product with one of its parts turned off, as the PAPERBOT_RETRIEVAL__* variables would."""
     print(f"ablations: name_weight 0: {b.hybrid(name_weight=0.0)}")
     print(f"ablations: match_weight 0: {b.hybrid(match_weight=0.0)}")
+    print(f"ablations: complete_weight 0: {b.hybrid(complete_weight=0.0)}")
     as_typed = b.corpus.vectors.similarity(b.bot.embed(b.texts))
     print(f"ablations: acronyms as typed: {b.hybrid(as_typed, expand_acronyms=False)}")
 
@@ -111,6 +112,8 @@ def coverage(b: Bench) -> None:
     """The weight of the coverage bonus (the idf-weighted share of query words a paper contains)."""
     for weight in (2.0, 3.0, 4.0, 4.5, 5.0):
         print(f"coverage: match_weight {weight}: {b.hybrid(match_weight=weight)}")
+    for weight in (0.0, 0.6, 1.5, 3.0, 4.5):
+        print(f"coverage: complete_weight {weight}: {b.hybrid(complete_weight=weight)}")
 
 
 def prf(b: Bench) -> None:

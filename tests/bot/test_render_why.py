@@ -15,7 +15,7 @@ def test_search_json_why_takes_the_score_apart(seeded_bot):
     for result in data["results"]:
         why = result["why"]
         assert set(why) == {"lexical", "dense", "matched_terms", "coverage", "contributions"}
-        assert set(why["contributions"]) == {"bm25", "dense", "proximity", "coverage", "names"}
+        assert set(why["contributions"]) == {"bm25", "dense", "proximity", "coverage", "names", "complete"}
         assert sum(why["contributions"].values()) == pytest.approx(result["score"], abs=1e-5)
         assert 0 <= why["lexical"] <= 1 and 0 <= why["coverage"] <= 1
     top = data["results"][0]["why"]

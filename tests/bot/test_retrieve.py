@@ -54,6 +54,21 @@ def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
     assert [h.paper.paper_id for h in plain.hits] != [h.paper.paper_id for h in top]
 
 
+def test_a_paper_with_every_query_word_gains_exactly_the_complete_weight(seeded_bot):
+    """Turning the bonus off lowers the papers with every query word by `complete_weight` and no other."""
+    query = "Which papers train vision-language models on video with reinforcement learning?"
+    retriever = seeded_bot.retriever()
+    every = len(retriever.corpus.paper_ids)
+    on = {h.paper.paper_id: h for h in retriever.search(query, k=every).hits}
+    off_settings = seeded_bot.settings.retrieval.model_copy(update={"complete_weight": 0.0})
+    off = Retriever(retriever.corpus, seeded_bot.embed, off_settings).search(query, k=every).hits
+    assert any(on[h.paper.paper_id].coverage == pytest.approx(1.0) for h in off)
+    for hit in off:
+        full = on[hit.paper.paper_id].coverage >= 1 - 1e-6
+        gain = seeded_bot.settings.retrieval.complete_weight if full else 0.0
+        assert on[hit.paper.paper_id].score - hit.score == pytest.approx(gain, abs=1e-5)
+
+
 def test_names_are_three_characters_or_more_with_two_capitals():
     query = "Do AI agents beat RL baselines with GRPO, Q-MMR, fMRI or ReFPO?"
     assert _NAME.findall(query) == ["GRPO", "Q-MMR", "fMRI", "ReFPO"]
@@ -113,6 +128,11 @@ def test_score_parts_sum_to_the_score_and_each_is_its_weighted_evidence(seeded_b
         assert sum(parts.as_dict().values()) == pytest.approx(hit.score, abs=1e-5)
         assert parts.coverage == pytest.approx(settings.match_weight * hit.coverage, abs=1e-5)
         assert parts.bm25 == pytest.approx(settings.lexical_weight * z[hit.paper.paper_id], abs=1e-5)
+        assert parts.complete == (settings.complete_weight if hit.coverage >= 1 - 1e-6 else 0.0)
+    # Some paper has every query word and gets the bonus for it; most papers do not.
+    complete = [h for h in hits if h.parts.complete > 0]
+    assert 0 < len(complete) < len(hits) / 2
+    assert all(set(h.matched_terms) == set(complete[0].matched_terms) for h in complete)
     # The papers naming OPD get the name bonus; a paper without the name gets none.
     assert hits[0].parts.names > 0 and "OPD" in hits[0].paper.display
     assert all(h.parts.names == 0 for h in hits if "OPD" not in h.paper.display)
