@@ -125,9 +125,11 @@ class Paperbot:
             return self._retriever
 
     def search(self, query: str, k: int | None = None) -> SearchResult:
-        return self.retriever().search(query, k)
+        return self.search_many([query], k)[0]
 
     def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
+        if k is not None and k < 1:
+            raise QueryError(f"--k {k}: give a positive number of papers")
         return self.retriever().search_many(queries, k)
 
     def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer:
@@ -266,6 +268,12 @@ class Paperbot:
                     chunks = self.store.all_vectors()
                     if len(chunks.chunk_ids) == key[1]:  # not when an ingest wrote meanwhile
                         cache.save(chunks)
+                busy = storelock.writer(self.settings.store) if not papers else None
+                if busy is not None:
+                    raise StoreError(
+                        f"the store in {self.settings.store} is still empty: an ingest ({busy}) is filling "
+                        "it; try again when it finishes"
+                    )
                 self._corpus = Corpus.build(key[0], papers, lexical, chunks)
                 self._corpus_key = key
                 log.info("read %d papers' vectors in %.1f s", len(papers), time.perf_counter() - started)

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from bot import jsonl, progress
-from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError
+from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError, StoreError
 
 log = logging.getLogger("paperbot")
+# Commands that only read a store: they never create one ("serve" fills an empty store with the seeds).
+_READERS = {"search", "ask", "chat", "triage", "similar", "list", "export"}
 
 
 _HISTORY_HELP = (
@@ -38,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="use the Chroma server at this URL, e.g. http://127.0.0.1:8000 (env PAPERBOT_CHROMA_URL)",
     )
-    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS)
+    common.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="also log each step with its timing"
+    )
     parser = argparse.ArgumentParser(
         prog="paperbot",
         parents=[common],
@@ -122,7 +126,9 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     triage.add_argument("--json", action="store_true", help="print JSON")
 
     similar = sub.add_parser("similar", parents=[common], help="papers like a stored paper or a pasted abstract")
-    similar.add_argument("paper", nargs="?", help="paper_id, label or source id of a stored paper")
+    similar.add_argument(
+        "paper", nargs="?", help="a stored paper: its paper_id, an id prefix (6+ characters), label, title or source id"
+    )
     similar.add_argument("--text", help="an abstract to compare instead of a stored paper ('-' reads stdin)")
     similar.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
     similar.add_argument("--json", action="store_true", help="print JSON")
@@ -159,14 +165,14 @@ def _library_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from bot.settings import Settings
+    from bot.settings import load_settings
 
     overrides: dict[str, Any] = {}
     if "store" in args:
         overrides["store"] = args.store
     if "chroma_url" in args:
         overrides["chroma_url"] = args.chroma_url
-    return Settings(**overrides)
+    return load_settings(**overrides)
 
 
 def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
@@ -187,10 +193,18 @@ def _run(args: argparse.Namespace) -> int:
     from bot.app import Paperbot
 
     settings = _settings(args)
+    reads = args.command in _READERS or (args.command == "eval" and args.path.is_file())
+    if reads and not settings.store.is_dir():
+        # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
+        raise StoreError(
+            f"no store at {settings.store}: nothing was ingested there; check --store (or PAPERBOT_STORE), "
+            f"or run `paperbot --store {settings.store} ingest FILES` first (no FILES: the bundled seeds)"
+        )
     if args.command == "serve":
         from bot import ui
 
-        ui.serve(Paperbot(settings), host=args.host or settings.ui.host, port=args.port or settings.ui.port)
+        port = args.port if args.port is not None else settings.ui.port
+        ui.serve(Paperbot(settings), host=args.host or settings.ui.host, port=port)
         return 0
     if args.command == "eval":
         return _eval(args, settings)
@@ -263,6 +277,10 @@ def _previous(path: Path | None, bot: Any) -> Any:
             raise QueryError(
                 f"--history {path}: not JSON ({exc.msg}); give a list of `ask --json` outputs or one per line"
             ) from exc
+    if not turns:
+        raise QueryError(
+            f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"
+        )
     try:
         return followup.previous_answer(turns, bot.registry.papers())
     except QueryError as exc:

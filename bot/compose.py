@@ -28,9 +28,11 @@ _LIST_QUESTION = re.compile(
 )
 # First-person openers rewritten so sentences from several papers read as a summary.
 _PRONOUNS = [
+    # "Second, we propose ..." is one step of a list the answer does not show: drop the counter.
+    (re.compile(r"^(?:First|Second|Third|Fourth|Finally|Lastly|Next)(?:ly)?,\s+(?=[Ww]e\b|[Oo]ur\b)"), ""),
     (re.compile(r"^(?:In this (?:paper|work),?\s+)?[Ww]e\b"), "The authors"),
-    (re.compile(r"^(?:This|Our) (?:paper|work)\b"), "The paper"),
-    (re.compile(r"^Our\b"), "Their"),
+    (re.compile(r"^(?:This|[Oo]ur) (?:paper|work)\b"), "The paper"),
+    (re.compile(r"^[Oo]ur\b"), "Their"),
     (re.compile(r"\bwe\b"), "they"),
     (re.compile(r"\bour\b"), "their"),
     (re.compile(r"\bus\b"), "them"),
@@ -68,7 +70,8 @@ def is_list_question(question: str) -> bool:
 
 
 def third_person(sentence: str) -> str:
-    """Example: third_person("We propose X, our method.") -> 'The authors propose X, their method.'"""
+    """Example: third_person("We propose X, our method.") -> 'The authors propose X, their method.'
+    third_person("Second, we propose Y.") -> 'The authors propose Y.'"""
     out = sentence
     for pattern, repl in _PRONOUNS:
         out = pattern.sub(repl, out)

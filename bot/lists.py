@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS reading_list_items (
 );
 """
 _MAX_NAME = 100
-# A paper id prefix this long is specific enough to type (ids are 16+ hex digits).
+# A paper id prefix this long is specific enough to type (ids are 'p' and 12 hex digits).
 _MIN_PREFIX = 6
 
 
@@ -70,7 +70,9 @@ def resolve(papers: dict[str, Paper], refs: Iterable[str]) -> list[Paper]:
             unknown.append(repr(key))
     problems = []
     if unknown:
-        problems.append(f"no paper has the id or label {', '.join(unknown)}")
+        short = any(len(ref) < _MIN_PREFIX + 2 and ref.strip("'").startswith("p") for ref in unknown)
+        hint = f" (an id prefix needs at least {_MIN_PREFIX} characters)" if short else ""
+        problems.append(f"no paper has the id or label {', '.join(unknown)}{hint}")
     if ambiguous:
         problems.append(f"several papers match {'; '.join(ambiguous)}")
     if problems:

@@ -21,6 +21,11 @@ def _duration(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60} s" if whole >= 60 else f"{whole} s"
 
 
+def _count(n: int, what: str) -> str:
+    """Example: _count(1, "papers") -> '1 paper'; _count(1600, "papers") -> '1,600 papers'"""
+    return f"{n:,} {what[:-1] if n == 1 and what.endswith('s') else what}"
+
+
 class LineProgress:
     """Writes 'embedding: 1,600 of 5,183 papers (31%), 14.2 papers/s, about 4 min 12 s left'."""
 
@@ -33,22 +38,24 @@ class LineProgress:
         self._clock = clock
         self._started: float | None = None
         self._last = 0.0
+        self._finished = False  # the closing line is written once, however often the end is reported
 
     def __call__(self, done: int, total: int) -> None:
         now = self._clock()
         if self._started is None:
             self._started, self._last = now, now
             if total:
-                self._write(f"embedding {total:,} {self._what}")
+                self._write(f"embedding {_count(total, self._what)}")
             return
         finished = done >= total
-        if not finished and now - self._last < self._every:
+        if self._finished or (not finished and now - self._last < self._every):
             return
         self._last = now
         elapsed = max(now - self._started, 1e-9)
         rate = done / elapsed
         if finished:
-            self._write(f"embedded {total:,} {self._what} in {_duration(elapsed)} ({rate:.1f} {self._what}/s)")
+            self._finished = True
+            self._write(f"embedded {_count(total, self._what)} in {_duration(elapsed)} ({rate:.1f} {self._what}/s)")
             return
         eta = f", about {_duration((total - done) / rate)} left" if rate > 0 else ""
         self._write(
@@ -69,11 +76,14 @@ def reporter(stream: TextIO | None = None, what: str = "papers") -> Progress:
     bar: dict[str, Any] = {}
 
     def update(done: int, total: int) -> None:
+        if bar.get("closed"):
+            return
         if "bar" not in bar:
             bar["bar"] = tqdm(total=total, unit=what.rstrip("s") or "item", desc="embedding", file=out)
         bar["bar"].n = done
         bar["bar"].refresh()
         if done >= total:
             bar["bar"].close()
+            bar["closed"] = True
 
     return update

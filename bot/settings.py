@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.errors import SettingsError
 
 # The repository's bundled seed abstracts; the default corpus.
 BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
@@ -267,6 +269,27 @@ class Settings(BaseSettings):
     check: CheckSettings = Field(default_factory=CheckSettings)  # type: ignore[arg-type]
     ui: UISettings = Field(default_factory=UISettings)  # type: ignore[arg-type]
     generator: GeneratorSettings = Field(default_factory=GeneratorSettings)  # type: ignore[arg-type]
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the PAPERBOT_* environment and `overrides`; a bad value raises SettingsError
+    naming its variable, instead of pydantic's report.
+
+    Example: with PAPERBOT_RETRIEVAL__K=abc -> SettingsError("PAPERBOT_RETRIEVAL__K='abc': Input should be
+    a valid integer, ...; fix or unset the variable ...")
+    """
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = "PAPERBOT_" + "__".join(str(part) for part in error["loc"]).upper()
+            value = error.get("input")
+            shown = f"={value!r}" if isinstance(value, str | int | float) else ""
+            problems.append(f"{where}{shown}: {error['msg']}")
+        raise SettingsError(
+            "; ".join(problems) + "; fix or unset the variable (bot/settings.py describes each setting)"
+        ) from exc
 
 
 # Bump when normalisation or chunking code changes what is stored for the same settings.

@@ -50,6 +50,28 @@ def writing(folder: Path, wait: float = 0.0) -> Iterator[None]:
         lock.release()
 
 
+def writer(folder: Path) -> str | None:
+    """Who is writing to the store now, for a reader's message ('pid 4242 on laptop'); None if nobody.
+
+    Read from the holder file without touching the lock, so a reader never delays a writer. A
+    holder killed outright leaves its file behind: a pid that no longer runs here counts as nobody.
+    """
+    try:
+        pid, _, host = (folder / HOLDER_NAME).read_text(encoding="utf-8").strip().partition(" ")
+    except OSError:
+        return None
+    if not pid.isdigit():
+        return None
+    if host in ("", socket.gethostname()):
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass  # it runs, as another user
+    return f"pid {pid}{f' on {host}' if host else ''}"
+
+
 def _holder(folder: Path) -> str:
     """Example: ' (pid 4242 on laptop)', or '' when the holder has not written its name yet."""
     try:

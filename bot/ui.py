@@ -10,8 +10,10 @@ and never sees the Paperbot object except in `serve`.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -389,8 +391,30 @@ def build(
     return demo
 
 
+def _check_address(host: str, port: int) -> None:
+    """Fail early, saying which of host and port is wrong, before Gradio tries (and says less)."""
+    if not 1 <= port <= 65535:
+        raise PaperbotError(f"--port {port}: give a port from 1 to 65535 (default 7860)")
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        if exc.errno is not None and exc.errno < 0:  # the resolver's codes are negative
+            raise PaperbotError(f"--host {host}: not a known host name or address; try --host 127.0.0.1") from exc
+        if exc.errno == errno.EADDRINUSE:
+            why = "the port is in use; pass --port with a free port"
+        elif exc.errno == errno.EADDRNOTAVAIL:
+            why = "that address is not one of this machine's; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)"
+        elif exc.errno == errno.EACCES:
+            why = "not allowed (ports below 1024 need root); pass --port 7860 or another above 1023"
+        else:
+            why = f"{exc.strerror or exc}; pass another --host or --port"
+        raise PaperbotError(f"cannot serve the chat UI on {host}:{port}: {why}") from exc
+
+
 def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
     """Run the UI on host:port until interrupted; never creates a public share link."""
+    _check_address(host, port)
     _quiet_gradio()
     demo = build(
         bot.ask,

@@ -191,7 +191,7 @@ def test_bad_queries_file_is_a_clear_error(
 ) -> None:
     path = tmp_path / "q.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    run = run_cli(command, "--queries", path, "--store", tmp_path / "store")
+    run = run_cli(command, "--queries", path, "--store", tmp_path)
     assert (run.code, run.out) == (2, "")
     assert run.err.startswith(f"paperbot: error: {path} {message}")
 
@@ -200,21 +200,34 @@ def test_bad_queries_file_is_a_clear_error(
 def test_query_and_queries_file_are_exclusive(command: str, tmp_path: Path, run_cli: Callable[..., Any]) -> None:
     path = _queries_file(tmp_path / "q.jsonl", [{"text": "x"}])
     for args in ([], ["some text", "--queries", path]):
-        run = run_cli(command, *args, "--store", tmp_path / "store")
+        run = run_cli(command, *args, "--store", tmp_path)
         assert run.code == 2
         assert run.err.startswith("paperbot: error: give either a ")
 
 
 def test_missing_queries_file(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
-    run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", tmp_path / "store")
+    run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", tmp_path)
     assert run.code == 2
     assert run.err.startswith(f"paperbot: error: {tmp_path / 'nope.jsonl'}: cannot read")
 
 
 def test_search_on_an_empty_store_says_to_ingest(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    (tmp_path / "store").mkdir()
     run = run_cli("search", "anything", "--store", tmp_path / "store")
     assert run.code == 2
     assert run.err.startswith("paperbot: error: the store is empty; run `paperbot ingest` first")
+
+
+@pytest.mark.parametrize("command", [["search", "x"], ["ask", "x"], ["list"], ["triage", "x"], ["similar", "x"]])
+def test_reading_a_store_that_does_not_exist_creates_nothing(
+    command: list[str], tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """A mistyped --store is named as such, and no empty store is left behind at that path."""
+    missing = tmp_path / "typo"
+    run = run_cli(*command, "--store", missing)
+    assert (run.code, run.out) == (3, "")
+    assert run.err.startswith(f"paperbot: error: no store at {missing}: nothing was ingested there")
+    assert not missing.exists()
 
 
 SAFE_RL = "How can reinforcement learning keep an agent safe in every state it visits?"
@@ -261,3 +274,58 @@ def test_chat_reads_piped_questions_and_keeps_the_conversation(
     text = run_cli("chat", "--store", seeded_store.store)
     assert text.code == 0
     assert "[1] " in text.out and f"Searched: What about {first['citations'][0]['label']}?" in text.out
+
+
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_search_k_must_be_positive(k: str, seeded_store: Settings, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("search", "GRPO", "--k", k, "--store", seeded_store.store)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"paperbot: error: --k {k}: give a positive number")
+
+
+def test_a_bad_settings_variable_names_itself_without_a_traceback(tmp_path: Path) -> None:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}, "PAPERBOT_RETRIEVAL__K": "abc"}
+    run = subprocess.run(
+        [sys.executable, "-m", "bot", "search", "GRPO", "--store", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 2
+    assert run.stderr.startswith("paperbot: error: PAPERBOT_RETRIEVAL__K='abc': Input should be a valid integer")
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "99999"], "--port 99999: give a port from 1 to 65535"),
+        (["--port", "0"], "--port 0: give a port from 1 to 65535"),
+        (["--host", "no-such-host.invalid", "--port", "7861"], "--host no-such-host.invalid: not a known host"),
+    ],
+)
+def test_serve_says_which_address_is_wrong(
+    args: list[str], message: str, tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    run = run_cli("serve", *args, "--store", tmp_path)
+    assert run.code == 1
+    assert run.err.startswith(f"paperbot: error: {message}")
+
+
+@pytest.mark.parametrize("content", ["", "[]", '{"foo": 1}', '[{"score": 3}]'])
+def test_a_history_file_without_an_earlier_answer_is_an_error(
+    content: str, seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    history = tmp_path / "history.json"
+    history.write_text(content)
+    run = run_cli("ask", "what about [1]?", "--history", history, "--store", seeded_store.store)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"paperbot: error: --history {history}: ")
+    assert "no earlier turn" in run.err or "each history turn must be" in run.err
+
+
+def test_a_citation_number_with_no_earlier_answer_says_so(seeded_store: Settings, run_cli: Callable[..., Any]) -> None:
+    run = run_cli("ask", "compare [1] and [3]", "--store", seeded_store.store)
+    assert (run.code, run.out) == (2, "")
+    assert "no earlier answer with citations to refer to" in run.err

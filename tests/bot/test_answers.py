@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.citations import ABSTAIN_MESSAGE, numbers_in
+from bot.compose import third_person
 from bot.render import answer_json, search_json
 
 pytestmark = pytest.mark.slow
@@ -144,3 +145,10 @@ def test_second_question_set_written_separately(seeded_bot, expected_ids):
     abstained = sum(r.abstained for r in seeded_bot.search_many([q["question"] for q in off]))
     # measured: 19 of 25; the rest are ML topics next to the seeds' (federated learning, GNNs)
     assert abstained >= 0.7 * len(off)
+
+
+def test_third_person_drops_a_list_counter_before_we_or_our():
+    """'Second, we propose ...' cut from its list reads as a dangling step; the counter goes, the claim stays."""
+    assert third_person("Second, we propose a sampler.") == "The authors propose a sampler."
+    assert third_person("Finally, our model wins.") == "Their model wins."
+    assert third_person("Second, the loss is convex.") == "Second, the loss is convex."  # no 'we': left as written

@@ -348,5 +348,6 @@ def test_eval_errors_say_what_to_do(tmp_path: Path, beir_folder: Path, run_cli: 
     wrong = run_cli("eval", beir_folder, "--offtopic", tmp_path / "x.jsonl", "--store", tmp_path / "store")
     assert wrong.code == 2 and "--offtopic, --answers and --judged apply to question files" in wrong.err
     questions = _write_jsonl(tmp_path / "q.jsonl", [{"id": "z", "question": "Zebras?", "expected": ["zebra stripes"]}])
+    (tmp_path / "store").mkdir()
     empty = run_cli("eval", questions, "--store", tmp_path / "store")
     assert empty.code == 2 and "question z: no stored abstract contains 'zebra stripes'" in empty.err

@@ -67,17 +67,22 @@ def test_follow_ups_resolve_to_the_previous_answers_papers(question, standalone,
     assert resolved.question == question
 
 
-def test_a_reference_past_the_last_citation_is_not_a_reference() -> None:
-    resolved = followup.resolve("tell me more about [7]", PREVIOUS)
-    assert resolved.paper_ids == ()
-    assert resolved.standalone == "How can RL be kept safe in every state? Tell me more about [7]"
+def test_a_reference_past_the_last_citation_is_an_error_naming_the_ones_there_are() -> None:
+    """Searching the corpus for '[7]' would answer something nobody asked; say which numbers exist."""
+    cited = len(PREVIOUS.citations)
+    with pytest.raises(QueryError, match=re.escape(f"cites [1]-[{cited}]; there is no [7]")):
+        followup.resolve("tell me more about [7]", PREVIOUS)
+    with pytest.raises(QueryError, match=re.escape("there is no [0]")):
+        followup.resolve("compare [1] and [0]", PREVIOUS)
 
 
-def test_without_a_previous_answer_every_question_stands_alone() -> None:
-    for question in ("tell me more about [2]", "what datasets do they use?"):
-        assert followup.resolve(question, None) == followup.Followup(question, question)
+def test_without_a_previous_answer_a_question_stands_alone_unless_it_cites_one() -> None:
+    question = "what datasets do they use?"
+    assert followup.resolve(question, None) == followup.Followup(question, question)
     abstained = Answer("cake?", "nothing", True, (), ())
-    assert followup.resolve("what about [1]?", abstained).paper_ids == ()
+    for previous in (None, abstained):
+        with pytest.raises(QueryError, match="no earlier answer with citations"):
+            followup.resolve("tell me more about [2]", previous)
 
 
 def test_it_means_the_one_paper_of_a_single_paper_answer() -> None:

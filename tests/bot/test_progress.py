@@ -42,3 +42,14 @@ def test_nothing_to_embed_writes_nothing() -> None:
 def test_a_pipe_gets_lines_not_a_bar() -> None:
     out = io.StringIO()
     assert isinstance(reporter(out), LineProgress)
+
+
+def test_the_end_is_written_once_however_often_it_is_reported() -> None:
+    """Ingest reports the end again as it commits; a log must not repeat the closing line."""
+    out, clock = io.StringIO(), Clock()
+    progress = LineProgress(out, every=10, clock=clock)
+    progress(0, 1)
+    for _ in range(5):
+        clock.now += 20
+        progress(1, 1)
+    assert out.getvalue().splitlines() == ["embedding 1 paper", "embedded 1 paper in 20 s (0.1 papers/s)"]

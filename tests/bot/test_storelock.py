@@ -13,7 +13,7 @@ import pytest
 
 from bot.errors import StoreError
 from bot.registry import Registry
-from bot.storelock import writing
+from bot.storelock import writer, writing
 
 HOLD = (
     "import sys, time; from pathlib import Path; from bot.storelock import writing\n"
@@ -83,3 +83,22 @@ def test_a_reader_during_an_ingest_builds_the_index_in_memory_and_leaves_the_fil
     bot.registry.write(upsert=[])
     bot.search("safe policy improvement", k=1)  # no ingest now: the reader saves what it built
     assert (lexical / "index.json").read_text(encoding="utf-8") != before
+
+
+def test_a_reader_of_a_store_still_being_filled_is_told_so(tmp_path: Path, run_cli) -> None:
+    """A search during a first ingest is told an ingest is filling the store, not just 'the store is empty'."""
+    store = tmp_path / "store"
+    with writing(store):
+        assert writer(store) == f"pid {os.getpid()} on {socket.gethostname()}"
+        run = run_cli("search", "GRPO", "--store", store)
+        assert run.code == 3
+        assert f"still empty: an ingest (pid {os.getpid()} on " in run.err
+    assert writer(store) is None
+    run = run_cli("search", "GRPO", "--store", store)  # no writer now: the plain message
+    assert (run.code, run.err.startswith("paperbot: error: the store is empty")) == (2, True)
+
+
+def test_a_holder_file_left_by_a_killed_writer_names_nobody(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / "write.pid").write_text(f"{dead.stdout.strip()} {socket.gethostname()}")
+    assert writer(tmp_path) is None
