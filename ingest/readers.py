@@ -17,11 +17,13 @@ from bot.errors import FormatError, MissingPathError
 from bot.types import Source
 from ingest.decoding import decode, split_lines
 from ingest.records import YEAR, RawRecord
-from ingest.structured import read_csv, read_jsonl
+from ingest.structured import read_csv, read_json, read_jsonl
 
 __all__ = ["SUFFIXES", "RawRecord", "ReadResult", "read_file", "read_paths"]
 
 SUFFIXES = {".txt": "text", ".md": "text", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+# Read only when named: in a folder, a .json file is more often settings than abstracts.
+NAMED_ONLY = {".json": "json"}
 # A header paragraph is one short line with no sentence-ending punctuation.
 _HEADER_MAX_WORDS = 14
 
@@ -70,14 +72,16 @@ def _files_under(folder: Path) -> list[Path]:
 def read_file(
     file: Path, encoding: str = "utf-8", skip_bad: bool = False, warnings: list[str] | None = None
 ) -> list[RawRecord]:
-    """The records of one file, by its suffix (unknown suffixes are read as seed text)."""
+    """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read."""
+    kind = _kind(file)
     text = decode(file, encoding)
     if not text.strip():
         raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
-    kind = SUFFIXES.get(file.suffix.lower(), "text")
     sink = warnings if warnings is not None else []
     if kind == "jsonl":
         records = list(read_jsonl(file, text, skip_bad, sink))
+    elif kind == "json":
+        records = list(read_json(file, text, skip_bad, sink))
     elif kind == "csv":
         records = list(read_csv(file, text, skip_bad, sink))
     else:
@@ -85,6 +89,31 @@ def read_file(
     if not records:
         raise FormatError(f"{file}: no abstracts found; {_format_hint(kind)}")
     return records
+
+
+def _kind(file: Path) -> str:
+    """The reader for `file`'s suffix. A file with another suffix fails: read as seed text, a JSON
+    or XML file became one paper holding the whole file."""
+    suffix = file.suffix.lower()
+    kind = SUFFIXES.get(suffix) or NAMED_ONLY.get(suffix)
+    if kind is None:
+        what = f"{suffix} is not a format" if suffix else "a file without a suffix is not a format"
+        raise FormatError(
+            f"{file}: {what} paperbot reads ({', '.join(SUFFIXES)}, or .json holding an array); "
+            f"{_RENAME.get(suffix, _CONVERT)}"
+        )
+    return kind
+
+
+_CONVERT = (
+    "save the abstracts as .txt (one per paragraph), .jsonl (one JSON object per line) or .csv "
+    "(a table with an 'abstract' column)"
+)
+_RENAME = {
+    "": "add the suffix of its format: .txt for one abstract per paragraph, .jsonl for one JSON "
+    "object per line, .csv for a table",
+    ".tsv": "rename it to .csv: tab-separated columns are read too",
+}
 
 
 def _format_hint(kind: str) -> str:

@@ -1,6 +1,6 @@
-"""Read structured abstract files, JSON lines and CSV, into raw records.
+"""Read structured abstract files, JSON lines, JSON arrays and CSV, into raw records.
 
-Knows these two formats; what a record's fields mean is ingest.records' job. A bad record
+Knows these formats; what a record's fields mean is ingest.records' job. A bad record
 raises FormatError, or with `skip_bad` becomes a warning.
 """
 
@@ -9,8 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from bot.errors import FormatError
 from ingest.decoding import split_lines
@@ -40,6 +42,97 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
             if not skip_bad:
                 raise
             warnings.append(f"skipped: {exc}")
+
+
+def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
+    """The records of a .json file holding an array of objects, like [{"abstract": "..."}]."""
+    for record, (line_no, obj) in enumerate(_array_items(file, text), start=1):
+        where = f"{file} record {record} (line {line_no})"
+        try:
+            if not isinstance(obj, dict):
+                raise FormatError(
+                    f"{where}: expected a JSON object, got {type(obj).__name__}; "
+                    'make each item of the array an object like {"abstract": "..."}'
+                )
+            yield from_mapping(obj, file, where, record=record)
+        except FormatError as exc:
+            if not skip_bad:
+                raise
+            warnings.append(f"skipped: {exc}")
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"\s*")
+
+
+def _array_items(file: Path, text: str) -> Iterator[tuple[int, Any]]:
+    """(line, value) of each item of the JSON array `text`; a JSON error fails the whole file,
+    since nothing after it can be trusted."""
+    pos = _skip_space(text, 0)
+    if not text.startswith("[", pos):
+        raise _not_an_array(file, text)
+    line, counted = 1, 0
+    pos = _skip_space(text, pos + 1)
+    while not text.startswith("]", pos):
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                f"{file} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); fix the file"
+            ) from exc
+        line, counted = line + text.count("\n", counted, pos), pos
+        yield line, value
+        pos = _skip_space(text, end)
+        if text.startswith(",", pos):
+            pos = _skip_space(text, pos + 1)
+        elif not text.startswith("]", pos):
+            where = text.count("\n", 0, pos) + 1
+            raise FormatError(f"{file} line {where}: expected ',' or ']' between the array's items; fix the file")
+    if text[pos + 1 :].strip():
+        raise FormatError(f"{file}: text after the array's closing ']'; remove it")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
+def _not_an_array(file: Path, text: str) -> FormatError:
+    """Why a .json file that does not start with '[' cannot be read, and how to convert it."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if _is_json_lines(text):
+            return FormatError(
+                f"{file}: holds JSON lines (one object per line), which paperbot reads from .jsonl "
+                f"files; rename it to {file.with_suffix('.jsonl').name}"
+            )
+        return FormatError(f"{file} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); fix the file")
+    if not isinstance(value, dict):
+        return FormatError(
+            f"{file}: holds a JSON {type(value).__name__}, not an array of records; write "
+            '[{"abstract": "..."}, ...], or one object per line in a .jsonl file'
+        )
+    if any(f in value for f in ABSTRACT_FIELDS):
+        return FormatError(
+            f"{file}: holds one JSON object, not an array of records; put it in [ ], or rename the "
+            f"file to {file.with_suffix('.jsonl').name}"
+        )
+    lists = [k for k, v in value.items() if isinstance(v, list)]
+    hint = f"; e.g. `jq '.{lists[0]}' {file.name} > {file.stem}-{lists[0]}.json`" if len(lists) == 1 else ""
+    return FormatError(
+        f"{file}: holds a JSON object (fields: {', '.join(sorted(value)) or 'none'}), not an array "
+        f"of records; save the array of papers itself as the file{hint}"
+    )
+
+
+def _is_json_lines(text: str) -> bool:
+    """Whether the first lines of `text` are each a JSON object. Example: '{"a": 1}\\n{"a": 2}' -> True"""
+    first = [line for line in split_lines(text) if line.strip()][:5]
+    try:
+        return len(first) > 1 and all(isinstance(json.loads(line), dict) for line in first)
+    except json.JSONDecodeError:
+        return False
 
 
 def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:

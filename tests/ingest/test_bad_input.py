@@ -64,6 +64,18 @@ BAD_INPUTS = [
         _write_text('{"abstract": "A fine abstract."}\n{"id": "x1", "title": "Only a title"}\n'),
     ),
     Bad(
+        "renamed.json",
+        FormatError,
+        ("{path}: holds JSON lines (one object per line)", "rename it to renamed.jsonl"),
+        _write_text('{"abstract": "A fine abstract."}\n{"abstract": "Another fine abstract."}\n'),
+    ),
+    Bad(
+        "papers.xml",
+        FormatError,
+        ("{path}: .xml is not a format paperbot reads",),
+        _write_text("<paper><abstract>A fine abstract.</abstract></paper>\n"),
+    ),
+    Bad(
         "no_column.csv",
         FormatError,
         ("{path}: no 'abstract' or 'text' column (columns: id, title, summary)",),

@@ -224,3 +224,30 @@ def test_csv_bad_row_names_its_physical_line(tmp_path: Path) -> None:
     path.write_text('title,abstract\nA,"first\nspans two lines."\nB,\n')
     with pytest.raises(FormatError, match=r"x\.csv line 4: no 'abstract' or 'text' field"):
         read_file(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("papers.xml", "save the abstracts as .txt (one per paragraph)"),
+        ("papers.orig", "save the abstracts as .txt (one per paragraph)"),
+        ("papers.tsv", "rename it to .csv: tab-separated columns are read too"),
+        ("abstracts", "add the suffix of its format"),
+    ],
+)
+def test_a_file_of_another_format_fails_instead_of_becoming_one_paper(tmp_path: Path, name: str, hint: str) -> None:
+    # Regression: these were read as seed text, the whole file stored as one abstract.
+    path = tmp_path / name
+    path.write_text("<papers><paper>An abstract that is long enough.</paper></papers>\n")
+    with pytest.raises(FormatError) as info:
+        read_file(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert "paperbot reads (.txt, .md, .jsonl, .ndjson, .csv, or .json holding an array)" in message
+    assert hint in message
+
+
+def test_folder_leaves_json_files_alone(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("An abstract.\n")
+    (tmp_path / "settings.json").write_text('{"theme": "dark"}\n')
+    assert [r.text for r in read_paths([tmp_path]).records] == ["An abstract."]
