@@ -11,14 +11,17 @@ from pathlib import Path
 from bot.errors import FormatError, InputError
 
 
-def decode(file: Path, encoding: str) -> str:
-    """The text of `file`, without a byte-order mark; raises FormatError for binary or undecodable files."""
+def decode(file: Path, encoding: str, formats: str) -> str:
+    """The text of `file`, without a byte-order mark; raises FormatError for binary or undecodable files.
+
+    `formats` names the suffixes paperbot reads, for the message about a binary file.
+    """
     data = file.read_bytes()
     nul = data.find(b"\x00")
     if nul >= 0:
         raise FormatError(
-            f"{file}: looks like a binary file (NUL byte at offset {nul}); paperbot reads "
-            "UTF-8 text (.txt, one abstract per paragraph), .jsonl and .csv"
+            f"{file}: looks like a binary file (NUL byte at offset {nul}); paperbot reads text "
+            f"files ({formats}): export the abstracts to one of them"
         )
     try:
         text = data.decode(encoding)

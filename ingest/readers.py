@@ -24,6 +24,7 @@ __all__ = ["SUFFIXES", "RawRecord", "ReadResult", "read_file", "read_paths"]
 SUFFIXES = {".txt": "text", ".md": "text", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 # Read only when named: in a folder, a .json file is more often settings than abstracts.
 NAMED_ONLY = {".json": "json"}
+FORMATS = ", ".join([*SUFFIXES, *NAMED_ONLY])  # e.g. ".txt, .md, .jsonl, .ndjson, .csv, .json"
 # A header paragraph is one short line with no sentence-ending punctuation.
 _HEADER_MAX_WORDS = 14
 
@@ -65,7 +66,7 @@ def _files_under(folder: Path) -> list[Path]:
         and p.name.lower() not in {"readme.md", "license.md", "changelog.md"}
     )
     if not files:
-        raise FormatError(f"{folder}: no .txt, .jsonl or .csv files inside; point ingest at abstract files")
+        raise FormatError(f"{folder}: no {', '.join(SUFFIXES)} files inside; point ingest at abstract files")
     return files
 
 
@@ -74,7 +75,7 @@ def read_file(
 ) -> list[RawRecord]:
     """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read."""
     kind = _kind(file)
-    text = decode(file, encoding)
+    text = decode(file, encoding, FORMATS)
     if not text.strip():
         raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
     sink = warnings if warnings is not None else []

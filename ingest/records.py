@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.errors import FormatError
+from bot.errors import BadRecordError
 from bot.types import Source
 
 ABSTRACT_FIELDS = ("abstract", "text")
@@ -33,13 +33,14 @@ class RawRecord:
 
 
 def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int) -> RawRecord:
-    """The record of one JSON object or CSV row; raises FormatError if it has no abstract."""
+    """The record of one JSON object or CSV row; raises BadRecordError if it has no abstract."""
     abstract = next((obj[f] for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str)), None)
     if abstract is None or not abstract.strip():
         fields = ", ".join(sorted(obj)) or "none"
-        raise FormatError(
-            f"{where}: no 'abstract' or 'text' field with text (fields: {fields}); add the "
-            "abstract or remove the record (or pass --skip-bad)"
+        raise BadRecordError(
+            where,
+            f"no 'abstract' or 'text' field with text (fields: {fields})",
+            "add the abstract or remove the record",
         )
     source_id = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
     return RawRecord(

@@ -1,7 +1,7 @@
 """Read structured abstract files, JSON lines, JSON arrays and CSV, into raw records.
 
 Knows these formats; what a record's fields mean is ingest.records' job. A bad record
-raises FormatError, or with `skip_bad` becomes a warning.
+raises BadRecordError, or with `skip_bad` becomes a warning; a bad file raises FormatError.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot.errors import FormatError
+from bot.errors import BadRecordError, FormatError
 from ingest.decoding import split_lines
 from ingest.records import ABSTRACT_FIELDS, RawRecord, from_mapping
 
@@ -28,20 +28,22 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise FormatError(
-                    f"{file} line {line_no}: not valid JSON ({exc.msg}, column {exc.colno}); "
-                    "fix the line or remove it (or pass --skip-bad)"
+                raise BadRecordError(
+                    f"{file} line {line_no}",
+                    f"not valid JSON ({exc.msg}, column {exc.colno})",
+                    "fix the line or remove it",
                 ) from exc
             if not isinstance(obj, dict):
-                raise FormatError(
-                    f"{file} line {line_no}: expected a JSON object, got {type(obj).__name__}; "
-                    'write one object per line like {"abstract": "..."}'
+                raise BadRecordError(
+                    f"{file} line {line_no}",
+                    f"expected a JSON object, got {type(obj).__name__}",
+                    'write one object per line like {"abstract": "..."}',
                 )
             yield from_mapping(obj, file, f"{file} line {line_no}", record=line_no)
-        except FormatError as exc:
+        except BadRecordError as exc:
             if not skip_bad:
                 raise
-            warnings.append(f"skipped: {exc}")
+            warnings.append(exc.skipped)
 
 
 def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
@@ -50,15 +52,16 @@ def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Ite
         where = f"{file} record {record} (line {line_no})"
         try:
             if not isinstance(obj, dict):
-                raise FormatError(
-                    f"{where}: expected a JSON object, got {type(obj).__name__}; "
-                    'make each item of the array an object like {"abstract": "..."}'
+                raise BadRecordError(
+                    where,
+                    f"expected a JSON object, got {type(obj).__name__}",
+                    'make each item of the array an object like {"abstract": "..."}',
                 )
             yield from_mapping(obj, file, where, record=record)
-        except FormatError as exc:
+        except BadRecordError as exc:
             if not skip_bad:
                 raise
-            warnings.append(f"skipped: {exc}")
+            warnings.append(exc.skipped)
 
 
 _DECODER = json.JSONDecoder()
@@ -155,7 +158,7 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iter
         try:
             # reader.line_num is the physical line the row ended on (quoted fields may span lines)
             yield from_mapping(clean, file, f"{file} line {reader.line_num}", record=number)
-        except FormatError as exc:
+        except BadRecordError as exc:
             if not skip_bad:
                 raise
-            warnings.append(f"skipped: {exc}")
+            warnings.append(exc.skipped)

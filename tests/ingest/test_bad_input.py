@@ -42,7 +42,7 @@ BAD_INPUTS = [
     Bad(
         "binary.txt",
         FormatError,
-        ("{path}: looks like a binary file (NUL byte at offset 5)",),
+        ("{path}: looks like a binary file (NUL byte at offset 5)", "(.txt, .md, .jsonl, .ndjson, .csv, .json)"),
         _write_bytes(b"%PDF-\x00\x01\x02 abstract"),
     ),
     Bad(
@@ -182,6 +182,7 @@ def test_skip_bad_ingests_the_good_records_with_a_warning(
     warnings = run.messages.splitlines()
     assert len(warnings) == 1
     assert warnings[0].startswith(f"paperbot: warning: skipped: {path} line 2: not valid JSON")
+    assert warnings[0].endswith("fix the line or remove it")
     ids = {p.source_id for p in Paperbot(settings_for(store)).registry.papers().values()}
     assert {"q", "b"} <= ids and "broken" not in ids
 
@@ -194,4 +195,4 @@ def test_folder_without_abstract_files_is_an_error(
     (folder / "paper.pdf").write_bytes(b"%PDF")
     run = run_cli("ingest", folder, "--store", small_store.store)
     assert run.code == 2
-    assert run.err.startswith(f"paperbot: error: {folder}: no .txt, .jsonl or .csv files inside")
+    assert run.err.startswith(f"paperbot: error: {folder}: no .txt, .md, .jsonl, .ndjson, .csv files inside")

@@ -166,7 +166,7 @@ def test_missing_path_names_it(tmp_path: Path) -> None:
 
 def test_empty_folder_says_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "notes.pdf").write_bytes(b"x")
-    with pytest.raises(FormatError, match=r"no \.txt, \.jsonl or \.csv files inside"):
+    with pytest.raises(FormatError, match=r"no \.txt, \.md, \.jsonl, \.ndjson, \.csv files inside"):
         read_paths([tmp_path])
 
 
@@ -210,6 +210,9 @@ def test_skip_bad_collects_warnings_and_keeps_good_records(tmp_path: Path) -> No
     assert [w.split(":")[0] for w in warnings] == ["skipped", "skipped"]
     assert "line 2: not valid JSON" in warnings[0]
     assert "line 3: no 'abstract' or 'text' field" in warnings[1]
+    # Skipped already: the warning does not suggest --skip-bad, but still says how to fix the line.
+    assert warnings[0].endswith("fix the line or remove it")
+    assert not any("--skip-bad" in w for w in warnings)
 
 
 def test_file_of_only_bad_records_fails_even_with_skip_bad(tmp_path: Path) -> None:
