@@ -17,6 +17,10 @@ from bot.types import Source
 ABSTRACT_FIELDS = ("abstract", "text")
 ID_FIELDS = ("id", "_id", "paper_id", "doc_id")
 YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
+# Longest abstracts in the shared corpora: 2,559 characters (8,647 ML conference papers) and
+# 10,000 (SciFact, whose longest texts are cut there). Twice that is no abstract: a whole file
+# read as one paragraph, say, which took a minute to embed.
+MAX_ABSTRACT_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int) -> Ra
             f"no 'abstract' or 'text' field with text (fields: {fields})",
             "add the abstract or remove the record",
         )
+    check_length(abstract.strip(), where, "shorten it or remove the record")
     source_id = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
     return RawRecord(
         text=abstract.strip(),
@@ -52,6 +57,16 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int) -> Ra
         venue=_text_or_none(obj.get("venue")),
         url=_text_or_none(obj.get("url")),
     )
+
+
+def check_length(abstract: str, where: str, fix: str) -> None:
+    """Raise BadRecordError if `abstract` is longer than any abstract is (MAX_ABSTRACT_CHARS)."""
+    if len(abstract) > MAX_ABSTRACT_CHARS:
+        raise BadRecordError(
+            where,
+            f"an abstract of {len(abstract):,} characters, more than the {MAX_ABSTRACT_CHARS:,} an abstract can have",
+            fix,
+        )
 
 
 def _text_or_none(value: Any) -> str | None:

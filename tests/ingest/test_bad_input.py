@@ -52,6 +52,12 @@ BAD_INPUTS = [
         _write_bytes("ICML 2025\n\nCaf\xe9 owners study espresso.\n".encode("latin-1")),
     ),
     Bad(
+        "huge.txt",
+        FormatError,
+        ("{path} line 3: an abstract of 30,000 characters, more than the 20,000", "--skip-bad"),
+        _write_text("ICML 2025\n\n" + "x" * 30_000 + "\n"),
+    ),
+    Bad(
         "broken.jsonl",
         FormatError,
         ("{path} line 2: not valid JSON", "--skip-bad"),
