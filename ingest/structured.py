@@ -140,25 +140,79 @@ def _is_json_lines(text: str) -> bool:
 
 def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
     """The records of a CSV file with a header row naming an 'abstract' or 'text' column."""
-    try:
-        delimiter = csv.Sniffer().sniff(text[:4096], delimiters=",;\t").delimiter
-    except csv.Error:
-        delimiter = ","
-    # Only the delimiter is sniffed: the sniffer often reports doublequote=False for standard
-    # CSV, which cut abstracts at their first "" (an escaped quote).
-    reader = csv.DictReader(io.StringIO(text, newline=""), dialect=csv.excel, delimiter=delimiter)
-    columns = [c.strip().lower() for c in (reader.fieldnames or []) if c]
+    delimiter = _sniff_delimiter(text)
+    # Strict: an unclosed quote fails instead of swallowing the rest of the file into one field.
+    reader = csv.reader(io.StringIO(text, newline=""), dialect=csv.excel, delimiter=delimiter, strict=True)
+    rows = _rows(file, reader)
+    _, header = next(rows, (1, []))
+    columns = [c.strip().lower() for c in header]
     if not any(name in columns for name in ABSTRACT_FIELDS):
         raise FormatError(
-            f"{file}: no 'abstract' or 'text' column (columns: {', '.join(columns) or 'none'}); "
+            f"{file}: no 'abstract' or 'text' column (columns: {', '.join(c for c in columns if c) or 'none'}); "
             "rename the column that holds the abstracts to 'abstract'"
         )
-    for number, row in enumerate(reader, start=1):
-        clean = {(k or "").strip().lower(): v for k, v in row.items() if k}
+    number = 0
+    for line_no, row in rows:
+        if not row:
+            continue
+        number += 1
+        where = f"{file} line {line_no}"  # the physical line the row ends on (quoted fields may span lines)
         try:
-            # reader.line_num is the physical line the row ended on (quoted fields may span lines)
-            yield from_mapping(clean, file, f"{file} line {reader.line_num}", record=number)
+            _check_width(row, len(columns), delimiter, where)
+            yield from_mapping({c: v for c, v in zip(columns, row, strict=False) if c}, file, where, record=number)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
+
+
+def _sniff_delimiter(text: str) -> str:
+    # Only the delimiter is sniffed: the sniffer often reports doublequote=False for standard
+    # CSV, which cut abstracts at their first "" (an escaped quote).
+    try:
+        return csv.Sniffer().sniff(text[:4096], delimiters=",;\t").delimiter
+    except csv.Error:
+        return ","
+
+
+def _rows(file: Path, reader: Any) -> Iterator[tuple[int, list[str]]]:
+    """(line the row ends on, fields) of each row; a CSV syntax error fails the whole file,
+    since where the next row starts is then unknown."""
+    ended = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise _csv_error(f"{file} line {ended + 1}", exc) from exc
+        ended = reader.line_num
+        yield ended, row
+
+
+def _csv_error(where: str, exc: csv.Error) -> FormatError:
+    if "unexpected end of data" in str(exc):
+        return FormatError(
+            f"{where}: a quoted field opens here and is never closed; close the quote "
+            '(a quote inside a field is written "")'
+        )
+    if "field larger than field limit" in str(exc):
+        return FormatError(
+            f"{where}: a field runs past {csv.field_size_limit():,} characters, far more than an abstract; "
+            'close the quote that opens it, or shorten the field (a quote inside a field is written "")'
+        )
+    return FormatError(f'{where}: not valid CSV ({exc}); quote the whole field and write a quote inside it as ""')
+
+
+def _check_width(row: list[str], columns: int, delimiter: str, where: str) -> None:
+    """A row with more fields than the header lost a field boundary; empty extras (a trailing comma) are fine."""
+    if any(field.strip() for field in row[columns:]):
+        raise BadRecordError(
+            where,
+            f"{len(row)} fields but the header names {columns} columns",
+            f'quote a field that holds a {_DELIMITER_NAMES.get(delimiter, repr(delimiter))} ("..."), '
+            "or remove the extra fields",
+        )
+
+
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}

@@ -82,6 +82,12 @@ BAD_INPUTS = [
         _write_text("<paper><abstract>A fine abstract.</abstract></paper>\n"),
     ),
     Bad(
+        "unclosed.csv",
+        FormatError,
+        ("{path} line 2: a quoted field opens here and is never closed",),
+        _write_text('abstract,title\n"An abstract with an unclosed quote,A\n'),
+    ),
+    Bad(
         "no_column.csv",
         FormatError,
         ("{path}: no 'abstract' or 'text' column (columns: id, title, summary)",),

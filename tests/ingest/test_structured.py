@@ -63,3 +63,42 @@ def test_one_json_object_says_put_it_in_a_list(tmp_path: Path) -> None:
     path.write_text(json.dumps({"abstract": "Only one."}, indent=1))
     with pytest.raises(FormatError, match=r"holds one JSON object, not an array of records; put it in \[ \]"):
         read_file(path)
+
+
+def test_csv_unclosed_quote_fails_naming_the_line_even_with_skip_bad(tmp_path: Path) -> None:
+    # Regression: the title was merged into the abstract and the file ingested silently.
+    path = tmp_path / "x.csv"
+    path.write_text('abstract,title\nA fine abstract.,T\n"unterminated quote here,A\n')
+    with pytest.raises(FormatError) as info:
+        read_file(path, skip_bad=True, warnings=[])
+    assert str(info.value).startswith(f"{path} line 3: a quoted field opens here and is never closed; close the quote")
+
+
+def test_csv_text_after_a_closing_quote_is_not_valid_csv(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text('abstract,title\n"Attention" is all we need,T\n')
+    with pytest.raises(FormatError, match=r"x\.csv line 2: not valid CSV \(',' expected after '\"'\)"):
+        read_file(path)
+
+
+def test_csv_field_past_the_csv_module_limit_is_a_clear_error(tmp_path: Path) -> None:
+    # Regression: csv.Error escaped as a crash.
+    path = tmp_path / "x.csv"
+    path.write_text('abstract,title\n"' + "x" * 200_000 + '",T\n')
+    with pytest.raises(FormatError, match=r"x\.csv line 2: a field runs past 131,072 characters"):
+        read_file(path)
+
+
+def test_csv_row_with_more_fields_than_the_header_is_a_bad_record(tmp_path: Path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text("abstract,title\nWe study cats, dogs and birds.,Pets\nA fine abstract.,T,\n")
+    with pytest.raises(FormatError) as info:
+        read_file(path)
+    assert str(info.value) == (
+        f'{path} line 2: 3 fields but the header names 2 columns; quote a field that holds a comma ("..."), '
+        "or remove the extra fields (or pass --skip-bad)"
+    )
+    warnings: list[str] = []
+    (record,) = read_file(path, skip_bad=True, warnings=warnings)
+    assert (record.text, record.title, record.source.record) == ("A fine abstract.", "T", 2)  # trailing comma is fine
+    assert len(warnings) == 1 and warnings[0].startswith(f"skipped: {path} line 2: 3 fields")
