@@ -21,6 +21,7 @@ from ingest.records import ABSTRACT_FIELDS, RawRecord, from_mapping
 
 def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
     """The records of a JSON-lines file, one object per line."""
+    notes: list[str] = []
     for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
@@ -39,15 +40,17 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
                     f"expected a JSON object, got {type(obj).__name__}",
                     'write one object per line like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, f"{file} line {line_no}", record=line_no)
+            yield from_mapping(obj, file, f"{file} line {line_no}", record=line_no, notes=notes)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
+    warnings.extend(_capped(file, notes))
 
 
 def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
     """The records of a .json file holding an array of objects, like [{"abstract": "..."}]."""
+    notes: list[str] = []
     for record, (line_no, obj) in enumerate(_array_items(file, text), start=1):
         where = f"{file} record {record} (line {line_no})"
         try:
@@ -57,11 +60,27 @@ def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Ite
                     f"expected a JSON object, got {type(obj).__name__}",
                     'make each item of the array an object like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, where, record=record)
+            yield from_mapping(obj, file, where, record=record, notes=notes)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
+    warnings.extend(_capped(file, notes))
+
+
+# Notes on fields stored without their value, per file: a few say which, then a count.
+_MAX_NOTES = 5
+
+
+def _capped(file: Path, notes: list[str]) -> list[str]:
+    """Example: 7 notes -> the first 5, then '<file>: 2 more fields like these stored without their value'"""
+    if len(notes) <= _MAX_NOTES:
+        return notes
+    more = len(notes) - _MAX_NOTES
+    return [
+        *notes[:_MAX_NOTES],
+        f"{file}: {more} more field{'s' if more > 1 else ''} like these stored without their value",
+    ]
 
 
 _DECODER = json.JSONDecoder()
@@ -152,6 +171,7 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iter
             "rename the column that holds the abstracts to 'abstract'"
         )
     number = 0
+    notes: list[str] = []
     for line_no, row in rows:
         if not row:
             continue
@@ -159,11 +179,14 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iter
         where = f"{file} line {line_no}"  # the physical line the row ends on (quoted fields may span lines)
         try:
             _check_width(row, len(columns), delimiter, where)
-            yield from_mapping({c: v for c, v in zip(columns, row, strict=False) if c}, file, where, record=number)
+            yield from_mapping(
+                {c: v for c, v in zip(columns, row, strict=False) if c}, file, where, record=number, notes=notes
+            )
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
+    warnings.extend(_capped(file, notes))
 
 
 def _sniff_delimiter(text: str) -> str:
