@@ -4,6 +4,7 @@
     ├── InputError            bad input files; names the file and line or record
     │   ├── MissingPathError  a path that does not exist
     │   └── FormatError       a file we cannot read as abstracts
+    │       └── BadRecordError  one record of a file; --skip-bad skips it with a warning
     ├── StoreError            the store cannot be opened or used
     │   ├── FingerprintError  the index was built with other settings
     │   └── StoreUnavailable  the Chroma server does not answer
@@ -38,6 +39,15 @@ class MissingPathError(InputError):
 
 class FormatError(InputError):
     """A file that exists but cannot be read as abstracts."""
+
+
+class BadRecordError(FormatError):
+    """One record of a file that cannot be read; with --skip-bad it is skipped with a warning."""
+
+    def __init__(self, where: str, problem: str, fix: str) -> None:
+        super().__init__(f"{where}: {problem}; {fix} (or pass --skip-bad)")
+        # The warning when it is skipped: passing --skip-bad is no longer advice.
+        self.skipped = f"skipped: {where}: {problem}; {fix}"
 
 
 class StoreError(PaperbotError):

@@ -26,6 +26,9 @@ _COMMAND = re.compile(r"\\[a-zA-Z]+\*?(?:\{[^{}]*\})*")
 _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])")
 _DOUBLE_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
 _ESCAPED = re.compile(r"\\([%&#_$])")  # \% -> %
+# LaTeX's tie (non-breaking space): "Gemini~3", "Fig.~2", "models~(PLMs)". Not after a lone letter
+# ("O~(dT)" is soft-O), a space or a slash ("/~user"), nor between digits ("4~16x" is a range).
+_TIE = re.compile(r"(?<=\w\w|[\w)]\.)~(?=[\w(\[])")
 
 
 def normalised(text: str) -> str:
@@ -62,6 +65,11 @@ def _latex_to_text(fragment: str) -> str:
         return fragment
 
 
+def _untie(match: re.Match[str]) -> str:
+    before, after = match.string[match.start() - 1], match.string[match.end()]
+    return "~" if before.isdigit() and after.isdigit() else " "
+
+
 def display(text: str) -> str:
     """`text` with markdown emphasis and LaTeX rendered readably, on one line per paragraph.
 
@@ -72,6 +80,7 @@ def display(text: str) -> str:
     out = _COMMAND.sub(lambda m: _latex_to_text(m.group(0)), out)
     out = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", out)
     out = _ESCAPED.sub(r"\1", out)
+    out = _TIE.sub(_untie, out)
     # Rendering can leave nothing of a fragment ("\\qubegin" is an unknown macro): keep it as written,
     # so that every paper has text to show, chunk and embed.
     return out if re.search(r"\w", out) or not text.strip() else " ".join(text.split())

@@ -204,7 +204,7 @@ def _write(
     planned = {p.paper_id for p in plan.embed} | set(plan.remove)
     lost = [p for pid, p in stored.items() if pid not in have_vectors and pid not in planned]
     if lost:
-        warnings.append(f"re-embedded {len(lost)} papers missing from the vector store")
+        warnings.append(f"re-embedded {_papers(len(lost))} missing from the vector store")
         # Re-embed the refreshed version (new sources, metadata) where this run made one.
         fresh_lost = {p.paper_id: p for p in plan.keep}
         plan.keep = [p for p in plan.keep if p.paper_id not in {q.paper_id for q in lost}]
@@ -220,10 +220,7 @@ def _write(
     if plan.embed or plan.remove or plan.keep or rebuild:
         refresh_lexical(registry)
     if plan.stale:
-        warnings.append(
-            f"{plan.stale} stored papers are no longer in the files they came from; "
-            "`paperbot ingest --prune` removes them"
-        )
+        warnings.append(_stale_warning(plan.stale))
     return IngestReport(
         papers=len(registry.papers()),
         added=plan.added,
@@ -234,6 +231,17 @@ def _write(
         stale=plan.stale,
         warnings=tuple(warnings),
     )
+
+
+def _papers(n: int) -> str:
+    """Example: _papers(1) -> '1 paper'; _papers(3) -> '3 papers'"""
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def _stale_warning(stale: int) -> str:
+    if stale == 1:
+        return "1 stored paper is no longer in the file it came from; `paperbot ingest --prune` removes it"
+    return f"{stale} stored papers are no longer in the files they came from; `paperbot ingest --prune` removes them"
 
 
 def _embed_and_write(

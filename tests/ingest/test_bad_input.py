@@ -42,7 +42,7 @@ BAD_INPUTS = [
     Bad(
         "binary.txt",
         FormatError,
-        ("{path}: looks like a binary file (NUL byte at offset 5)",),
+        ("{path}: looks like a binary file (NUL byte at offset 5)", "(.txt, .md, .jsonl, .ndjson, .csv, .json)"),
         _write_bytes(b"%PDF-\x00\x01\x02 abstract"),
     ),
     Bad(
@@ -50,6 +50,12 @@ BAD_INPUTS = [
         FormatError,
         ("{path} line 3: not valid utf-8 (byte 0xe9 at column 4)", "--encoding latin-1"),
         _write_bytes("ICML 2025\n\nCaf\xe9 owners study espresso.\n".encode("latin-1")),
+    ),
+    Bad(
+        "huge.txt",
+        FormatError,
+        ("{path} line 3: an abstract of 30,000 characters, more than the 20,000", "--skip-bad"),
+        _write_text("ICML 2025\n\n" + "x" * 30_000 + "\n"),
     ),
     Bad(
         "broken.jsonl",
@@ -62,6 +68,24 @@ BAD_INPUTS = [
         FormatError,
         ("{path} line 2: no 'abstract' or 'text' field", "fields: id, title"),
         _write_text('{"abstract": "A fine abstract."}\n{"id": "x1", "title": "Only a title"}\n'),
+    ),
+    Bad(
+        "renamed.json",
+        FormatError,
+        ("{path}: holds JSON lines (one object per line)", "rename it to renamed.jsonl"),
+        _write_text('{"abstract": "A fine abstract."}\n{"abstract": "Another fine abstract."}\n'),
+    ),
+    Bad(
+        "papers.xml",
+        FormatError,
+        ("{path}: .xml is not a format paperbot reads",),
+        _write_text("<paper><abstract>A fine abstract.</abstract></paper>\n"),
+    ),
+    Bad(
+        "unclosed.csv",
+        FormatError,
+        ("{path} line 2: a quoted field opens here and is never closed",),
+        _write_text('abstract,title\n"An abstract with an unclosed quote,A\n'),
     ),
     Bad(
         "no_column.csv",
@@ -170,6 +194,7 @@ def test_skip_bad_ingests_the_good_records_with_a_warning(
     warnings = run.messages.splitlines()
     assert len(warnings) == 1
     assert warnings[0].startswith(f"paperbot: warning: skipped: {path} line 2: not valid JSON")
+    assert warnings[0].endswith("fix the line or remove it")
     ids = {p.source_id for p in Paperbot(settings_for(store)).registry.papers().values()}
     assert {"q", "b"} <= ids and "broken" not in ids
 
@@ -182,4 +207,4 @@ def test_folder_without_abstract_files_is_an_error(
     (folder / "paper.pdf").write_bytes(b"%PDF")
     run = run_cli("ingest", folder, "--store", small_store.store)
     assert run.code == 2
-    assert run.err.startswith(f"paperbot: error: {folder}: no .txt, .jsonl or .csv files inside")
+    assert run.err.startswith(f"paperbot: error: {folder}: no .txt, .md, .jsonl, .ndjson, .csv files inside")

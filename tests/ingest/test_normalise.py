@@ -54,3 +54,19 @@ def test_a_paragraph_that_renders_to_nothing_is_kept_as_written() -> None:
     assert display("\\qubegin") == "\\qubegin"
     assert display("$\\unknownmacro$") == "$\\unknownmacro$"
     assert display("**STAR** beats $\\chi$-Bench") == "STAR beats χ-Bench"  # rendering still applies
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("outputs from Gemini~3 Flash", "outputs from Gemini 3 Flash"),  # from the seeds
+        ("as Fig.~2 shows", "as Fig. 2 shows"),
+        ("language models~(PLMs)", "language models (PLMs)"),
+        ("rate from~$29.6\\%$", "rate from 29.6%"),
+        ("regret O~(dT) and Ω~(d) calls", "regret O~(dT) and Ω~(d) calls"),  # soft-O, not a tie
+        ("a 4~16x speedup", "a 4~16x speedup"),  # a range
+        ("at http://x.org/~bob (~60 users)", "at http://x.org/~bob (~60 users)"),
+    ],
+)
+def test_display_renders_a_latex_tie_between_words_as_a_space(raw: str, shown: str) -> None:
+    assert display(raw) == shown

@@ -53,7 +53,7 @@ def test_deleted_file_is_pruned_only_with_prune(
     kept = run_cli("ingest", two_files["folder"], "--json", *store)
     assert kept.code == 0
     assert kept.json()["papers"] == 3 and kept.json()["removed"] == 0
-    assert kept.err.startswith("paperbot: warning: 1 stored papers are no longer in the files")
+    assert kept.err.startswith("paperbot: warning: 1 stored paper is no longer in the file it came from")
     assert "--prune" in kept.err
     assert two_files["ncts"] in _papers(settings)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,7 +167,7 @@ def test_missing_path_names_it(tmp_path: Path) -> None:
 
 def test_empty_folder_says_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "notes.pdf").write_bytes(b"x")
-    with pytest.raises(FormatError, match=r"no \.txt, \.jsonl or \.csv files inside"):
+    with pytest.raises(FormatError, match=r"no \.txt, \.md, \.jsonl, \.ndjson, \.csv files inside"):
         read_paths([tmp_path])
 
 
@@ -210,6 +211,9 @@ def test_skip_bad_collects_warnings_and_keeps_good_records(tmp_path: Path) -> No
     assert [w.split(":")[0] for w in warnings] == ["skipped", "skipped"]
     assert "line 2: not valid JSON" in warnings[0]
     assert "line 3: no 'abstract' or 'text' field" in warnings[1]
+    # Skipped already: the warning does not suggest --skip-bad, but still says how to fix the line.
+    assert warnings[0].endswith("fix the line or remove it")
+    assert not any("--skip-bad" in w for w in warnings)
 
 
 def test_file_of_only_bad_records_fails_even_with_skip_bad(tmp_path: Path) -> None:
@@ -223,4 +227,93 @@ def test_csv_bad_row_names_its_physical_line(tmp_path: Path) -> None:
     path = tmp_path / "x.csv"
     path.write_text('title,abstract\nA,"first\nspans two lines."\nB,\n')
     with pytest.raises(FormatError, match=r"x\.csv line 4: no 'abstract' or 'text' field"):
+        read_file(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("papers.xml", "save the abstracts as .txt (one per paragraph)"),
+        ("papers.orig", "save the abstracts as .txt (one per paragraph)"),
+        ("papers.tsv", "rename it to .csv: tab-separated columns are read too"),
+        ("abstracts", "add the suffix of its format"),
+    ],
+)
+def test_a_file_of_another_format_fails_instead_of_becoming_one_paper(tmp_path: Path, name: str, hint: str) -> None:
+    # Regression: these were read as seed text, the whole file stored as one abstract.
+    path = tmp_path / name
+    path.write_text("<papers><paper>An abstract that is long enough.</paper></papers>\n")
+    with pytest.raises(FormatError) as info:
+        read_file(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert "paperbot reads (.txt, .md, .jsonl, .ndjson, .csv, or .json holding an array)" in message
+    assert hint in message
+
+
+def test_folder_leaves_json_files_alone(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("An abstract.\n")
+    (tmp_path / "settings.json").write_text('{"theme": "dark"}\n')
+    assert [r.text for r in read_paths([tmp_path]).records] == ["An abstract."]
+
+
+def _sentence_line(n: int, words: int = 60) -> str:
+    return " ".join(f"word{n}x{i}" for i in range(words)) + "."
+
+
+def test_one_abstract_per_line_without_blank_lines_is_read_line_by_line(tmp_path: Path) -> None:
+    # Regression: five abstracts, one a line, were stored as one paper.
+    abstracts = [_sentence_line(n) for n in range(5)]
+    assert all(len(a) >= 300 for a in abstracts)
+    path = tmp_path / "x.txt"
+    path.write_text("ICML 2025\n" + "\n".join(abstracts) + "\n")
+    warnings: list[str] = []
+    records = read_file(path, warnings=warnings)
+    assert [r.text for r in records] == abstracts
+    assert [(r.source.line, r.source.record) for r in records] == [(2, 1), (3, 2), (4, 3), (5, 4), (6, 5)]
+    assert records[0].source.collection == "ICML 2025"
+    assert warnings == [
+        f"{path} lines 2-6: 5 lines of 300+ characters with no blank line between them, read as 5 "
+        "abstracts, one a line; separate abstracts by a blank line to make this explicit"
+    ]
+
+
+def test_hard_wrapped_paragraphs_stay_one_abstract_each(tmp_path: Path) -> None:
+    wrapped = "\n".join(_sentence_line(n, words=9) for n in range(8))  # lines of ~80 characters
+    long_then_short = _sentence_line(1) + "\nends here."
+    path = tmp_path / "x.txt"
+    path.write_text(f"{wrapped}\n\n{long_then_short}\n")
+    warnings: list[str] = []
+    assert [r.text for r in read_file(path, warnings=warnings)] == [wrapped, long_then_short]
+    assert warnings == []
+
+
+def test_seed_files_read_to_their_paragraphs_without_warnings(seeds_dir: Path, seed_paragraphs: list[Any]) -> None:
+    result = read_paths([seeds_dir])
+    assert [(Path(r.source.file).name, r.source.line, r.text) for r in result.records] == [
+        (p.file.name, p.line, p.text) for p in seed_paragraphs
+    ]
+    assert result.warnings == []
+
+
+def test_an_abstract_longer_than_any_real_one_is_a_bad_record(tmp_path: Path) -> None:
+    # Regression: a 2.6 MB paragraph was stored as one abstract and took a minute to embed.
+    huge = "word " * 5000  # 25,000 characters
+    path = tmp_path / "x.txt"
+    path.write_text(f"First abstract.\n\n{huge}\n\nLast abstract.\n")
+    with pytest.raises(FormatError) as info:
+        read_file(path)
+    assert str(info.value).startswith(
+        f"{path} line 3: an abstract of 24,999 characters, more than the 20,000 an abstract can have; "
+    )
+    warnings: list[str] = []
+    records = read_file(path, skip_bad=True, warnings=warnings)
+    assert [(r.text, r.source.record) for r in records] == [("First abstract.", 1), ("Last abstract.", 3)]
+    assert len(warnings) == 1 and warnings[0].startswith(f"skipped: {path} line 3: an abstract of 24,999")
+
+
+def test_an_over_long_jsonl_abstract_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({"abstract": "A."}) + "\n" + json.dumps({"abstract": "x" * 20_001}) + "\n")
+    with pytest.raises(FormatError, match=r"x\.jsonl line 2: an abstract of 20,001 characters"):
         read_file(path)

@@ -6,6 +6,7 @@ Answers and papers are built by hand, so each test states exactly what it expect
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from bot import render
 from bot.types import Answer, AnswerSentence, Citation, IngestReport, Paper, Source
@@ -133,3 +134,9 @@ def test_error_reply_keeps_the_core_message() -> None:
 def test_empty_question_reply_is_polite_and_gives_an_example() -> None:
     assert re.match(r"Please type a question", render.EMPTY_QUESTION_REPLY)
     assert "?" in render.EMPTY_QUESTION_REPLY
+
+
+def test_ingest_line_says_one_paper_not_one_papers() -> None:
+    one = IngestReport(papers=1, added=1, updated=0, removed=0, unchanged=0, seconds=2.04)
+    assert render.ingest_line(one) == "1 paper: 1 added, 0 updated, 0 removed, 0 unchanged (2.0 s)"
+    assert render.ingest_line(replace(one, papers=2)).startswith("2 papers: ")
