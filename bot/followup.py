@@ -77,12 +77,13 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
         -> Followup(standalone='Compare Cal-SPI and CURE', paper_ids=(cal_spi_id, cure_id), kind='compare')
     """
     question = " ".join(question.split())
-    papers = [c.paper for c in sorted(previous.citations, key=lambda c: c.n)] if previous else []
-    _check_markers(question, len(papers))
+    cited = {c.n: c.paper for c in sorted(previous.citations, key=lambda c: c.n)} if previous else {}
+    papers = list(cited.values())
+    _check_markers(question, sorted(cited))
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question
-    named, text = _references(question, papers)
+    named, text = _references(question, cited)
     if _COMPARE.search(question):
         if len(papers) == 1 and _SINGULAR.search(question):  # "compare it with ASCPO"
             named, text = [*named, *papers], _singular(text, papers[0])
@@ -115,49 +116,76 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     return Followup(question, question)
 
 
-def _check_markers(question: str, cited: int) -> None:
+def _citation_numbers(question: str) -> list[int]:
+    """The numbers of the `[n]` markers in `question` that can only be citations: an interval such
+    as "[0, 1]" or "in [1, 10]" is mathematics.
+
+    Example: _citation_numbers("compare [1] and [3] on rewards in [0, 1]") -> [1, 3]
+    """
+    return [n for match in MARKER.finditer(question) if _is_citation(match) for n in _values(match)]
+
+
+def _values(match: re.Match[str]) -> list[int]:
+    return [int(n) for n in match.group(1).split(",")]
+
+
+def _is_citation(match: re.Match[str]) -> bool:
+    values = _values(match)
+    before = match.string[: match.start()].rstrip().lower()
+    interval = len(values) == 2 and values[0] < values[1] and before.endswith(("in", "within", "range", "to"))
+    return 0 not in values and not interval
+
+
+def _check_markers(question: str, cited: list[int]) -> None:
     """A citation number like [3] points into the previous answer: it must have one to point at.
 
-    Example: _check_markers("compare [1] and [4]", 3) raises "... cites [1]-[3]; there is no [4] ..."
+    `cited` holds the previous answer's citation numbers whose papers are still stored.
+    Example: _check_markers("compare [1] and [4]", [1, 2, 3]) raises "... cites [1], [2], [3]; there is no [4] ..."
     """
-    numbers = [int(n) for found in MARKER.findall(question) for n in found.split(",")]
+    numbers = _citation_numbers(question)
     if not numbers:
         return
-    if cited == 0:
+    if not cited:
         raise QueryError(
             f"{question!r} refers to citation [{numbers[0]}] of an earlier answer, but there is no earlier "
             "answer with citations to refer to; ask a question first, then follow it up"
         )
-    missing = [n for n in numbers if not 1 <= n <= cited]
+    missing = [n for n in numbers if n not in cited]
     if missing:
-        span = "[1]" if cited == 1 else f"[1]-[{cited}]"
+        have = ", ".join(f"[{n}]" for n in cited)
         raise QueryError(
-            f"the previous answer cites {span}; there is no [{missing[0]}] in it. Use one of those numbers"
+            f"the previous answer cites {have} (of papers still stored); there is no [{missing[0]}] in it. "
+            "Use one of those numbers"
         )
 
 
-def _references(question: str, papers: list[Paper]) -> tuple[list[Paper], str]:
+def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], str]:
     """The previous answer's papers that `question` points at, and the question with each pointer
-    replaced by the paper's label ("what does [3] propose?" -> "what does CURE propose?")."""
+    replaced by the paper's label ("what does [3] propose?" -> "what does CURE propose?").
+
+    `[n]` and "paper n" are citation numbers; "the second one" counts the cited papers in order.
+    """
+    papers = list(cited.values())
     found: list[Paper] = []
 
-    def pick(index: int) -> Paper | None:
-        if -len(papers) <= index < len(papers):
-            paper = papers[index]
+    def take(paper: Paper | None) -> Paper | None:
+        if paper is not None:
             found.append(paper)
-            return paper
-        return None
+        return paper
 
     def by_marker(match: re.Match[str]) -> str:
-        chosen = [pick(int(n) - 1) for n in match.group(1).split(",") if int(n) >= 1]
+        if not _is_citation(match):
+            return match.group(0)
+        chosen = [take(cited.get(n)) for n in _values(match)]
         return _join([p.label for p in chosen if p is not None]) or match.group(0)
 
     def by_ordinal(match: re.Match[str]) -> str:
-        paper = pick(_ORDINALS[match.group(1).lower()])
+        index = _ORDINALS[match.group(1).lower()]
+        paper = take(papers[index] if -len(papers) <= index < len(papers) else None)
         return paper.label if paper is not None else match.group(0)
 
     def by_number(match: re.Match[str]) -> str:
-        paper = pick(int(match.group(1)) - 1) if int(match.group(1)) >= 1 else None
+        paper = take(cited.get(int(match.group(1))))
         return paper.label if paper is not None else match.group(0)
 
     text = MARKER.sub(by_marker, question)
@@ -220,8 +248,11 @@ def previous_answer(turns: Sequence[Any], papers: Mapping[str, Paper]) -> Answer
         return None
     last = turns[-1]
     data = last.get("answer") if isinstance(last, dict) and isinstance(last.get("answer"), dict) else last
-    known = isinstance(data, dict) and any(key in data for key in ("question", "answer", "citations"))
-    if not known or not isinstance(data.get("citations", []), list):
+    if (
+        not isinstance(data, dict)
+        or not any(key in data for key in ("question", "answer", "citations"))
+        or not isinstance(data.get("citations", []), list)
+    ):
         raise QueryError(
             'each history turn must be an `ask --json` object or {"question": ..., "answer": <ask --json object>}'
         )

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
 
 from bot.errors import SettingsError
 
@@ -280,6 +282,13 @@ def load_settings(**overrides: object) -> Settings:
     """
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
+    except SourceError as exc:  # a whole section set to something that is not JSON: PAPERBOT_RETRIEVAL=x
+        section = re.search(r'field "(\w+)"', str(exc))
+        name = f"PAPERBOT_{section.group(1).upper()}" if section else "a PAPERBOT_* variable"
+        raise SettingsError(
+            f"{name} is not a JSON object of settings; set single settings instead (PAPERBOT_RETRIEVAL__K=20), "
+            "or unset it"
+        ) from exc
     except ValidationError as exc:
         problems = []
         for error in exc.errors():

@@ -396,7 +396,8 @@ def _check_address(host: str, port: int) -> None:
     if not 1 <= port <= 65535:
         raise PaperbotError(f"--port {port}: give a port from 1 to 65535 (default 7860)")
     try:
-        with socket.create_server((host, port)):
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+        with socket.create_server((host, port), family=family):  # ::1 and :: are IPv6
             pass
     except OSError as exc:
         if exc.errno is not None and exc.errno < 0:  # the resolver's codes are negative

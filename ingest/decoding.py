@@ -48,9 +48,11 @@ def decode(file: Path, encoding: str, formats: str) -> str:
 
 def _check_known(encoding: str) -> None:
     try:
-        codecs.lookup(encoding)
+        info = codecs.lookup(encoding)
     except LookupError as exc:
         raise InputError(f"unknown encoding {encoding!r}; pass e.g. --encoding latin-1") from exc
+    if not getattr(info, "_is_text_encoding", True):  # rot13, base64, hex: codecs, but not of text
+        raise InputError(f"{encoding!r} is not a text encoding; pass e.g. --encoding latin-1 or utf-16")
 
 
 def _refuse_nul(file: Path, offset: int, what: str, formats: str, hint: str = "") -> None:

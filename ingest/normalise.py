@@ -27,8 +27,9 @@ _EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=\S)([^*]+?
 _DOUBLE_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
 _ESCAPED = re.compile(r"\\([%&#_$])")  # \% -> %
 # LaTeX's tie (non-breaking space): "Gemini~3", "Fig.~2", "models~(PLMs)". Not after a lone letter
-# ("O~(dT)" is soft-O), a space or a slash ("/~user"), nor between digits ("4~16x" is a range).
-_TIE = re.compile(r"(?<=\w\w|[\w)]\.)~(?=[\w(\[])")
+# ("O~(dT)" is soft-O), a space or a slash ("/~user"), nor between digits ("4~16x" is a range),
+# nor before a distribution ("x_t~N(0, I)", "z~Bern(p)": "distributed as").
+_TIE = re.compile(r"(?<=\w\w|[\w)]\.)~(?=[\w(\[])(?![A-Z][A-Za-z]{0,5}\()")
 
 
 def normalised(text: str) -> str:

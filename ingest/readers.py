@@ -158,11 +158,13 @@ def _abstracts(file: Path, text: str, warnings: list[str]) -> Iterator[tuple[int
 
     Example: a paragraph of 5 lines of 1,200 characters each -> 5 abstracts, and a warning.
     """
-    for start, paragraph in _paragraphs(text):
+    for index, (start, paragraph) in enumerate(_paragraphs(text)):
         lines = paragraph.split("\n")
         header = 1 if _is_header(lines[0]) else 0
         body = lines[header:]
-        if len(body) < 2 or any(len(line) < _LONG_LINE for line in body):
+        # Below the file's first paragraph, a short line over long ones is a title, not the
+        # collection's name: such a paragraph is more likely one abstract than several.
+        if len(body) < 2 or any(len(line) < _LONG_LINE for line in body) or (header and index > 0):
             yield start, paragraph
             continue
         warnings.append(

@@ -283,8 +283,17 @@ def test_search_k_must_be_positive(k: str, seeded_store: Settings, run_cli: Call
     assert run.err.startswith(f"paperbot: error: --k {k}: give a positive number")
 
 
-def test_a_bad_settings_variable_names_itself_without_a_traceback(tmp_path: Path) -> None:
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}, "PAPERBOT_RETRIEVAL__K": "abc"}
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("PAPERBOT_RETRIEVAL__K", "abc", "PAPERBOT_RETRIEVAL__K='abc': Input should be a valid integer"),
+        ("PAPERBOT_RETRIEVAL", "notjson", "PAPERBOT_RETRIEVAL is not a JSON object of settings"),
+    ],
+)
+def test_a_bad_settings_variable_names_itself_without_a_traceback(
+    variable: str, value: str, message: str, tmp_path: Path
+) -> None:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}, variable: value}
     run = subprocess.run(
         [sys.executable, "-m", "bot", "search", "GRPO", "--store", str(tmp_path)],
         capture_output=True,
@@ -293,7 +302,7 @@ def test_a_bad_settings_variable_names_itself_without_a_traceback(tmp_path: Path
         env=env,
     )
     assert run.returncode == 2
-    assert run.stderr.startswith("paperbot: error: PAPERBOT_RETRIEVAL__K='abc': Input should be a valid integer")
+    assert run.stderr.startswith(f"paperbot: error: {message}")
     assert "Traceback" not in run.stderr
 
 

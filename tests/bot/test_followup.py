@@ -69,11 +69,23 @@ def test_follow_ups_resolve_to_the_previous_answers_papers(question, standalone,
 
 def test_a_reference_past_the_last_citation_is_an_error_naming_the_ones_there_are() -> None:
     """Searching the corpus for '[7]' would answer something nobody asked; say which numbers exist."""
-    cited = len(PREVIOUS.citations)
-    with pytest.raises(QueryError, match=re.escape(f"cites [1]-[{cited}]; there is no [7]")):
+    have = ", ".join(f"[{c.n}]" for c in PREVIOUS.citations)
+    with pytest.raises(QueryError, match=re.escape(f"cites {have} (of papers still stored); there is no [7]")):
         followup.resolve("tell me more about [7]", PREVIOUS)
-    with pytest.raises(QueryError, match=re.escape("there is no [0]")):
-        followup.resolve("compare [1] and [0]", PREVIOUS)
+
+
+def test_an_interval_in_brackets_is_mathematics_not_a_citation() -> None:
+    for question in ("which papers normalise rewards to [0, 1]?", "bounds on [0,1] valued losses", "lr in [1, 10]"):
+        assert followup.resolve(question, None) == followup.Followup(question, question)
+        assert followup.resolve(question, PREVIOUS).paper_ids == ()
+
+
+def test_citation_numbers_count_even_when_an_earlier_paper_is_gone() -> None:
+    """History whose [2] paper was deleted since: [3] is still the third citation, and [2] says why it is missing."""
+    gappy = Answer("q", "x", False, (Citation(1, PAPERS[0]), Citation(3, PAPERS[2])), ())
+    assert followup.resolve("tell me more about [3]", gappy).paper_ids == (CURE,)
+    with pytest.raises(QueryError, match=re.escape("cites [1], [3] (of papers still stored); there is no [2]")):
+        followup.resolve("tell me more about [2]", gappy)
 
 
 def test_without_a_previous_answer_a_question_stands_alone_unless_it_cites_one() -> None:

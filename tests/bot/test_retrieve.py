@@ -47,7 +47,14 @@ def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
     top = seeded_bot.search(query, k=3).hits
     assert top and all("OPD" in h.paper.display for h in top[:2])
     plain_settings = seeded_bot.settings.retrieval.model_copy(
-        update={"name_weight": 0.0, "match_weight": 0.0, "expand_acronyms": False, "lexical_weight": 0.0}
+        update={
+            "name_weight": 0.0,
+            "match_weight": 0.0,
+            "complete_weight": 0.0,
+            "proximity_weight": 0.0,
+            "expand_acronyms": False,
+            "lexical_weight": 0.0,
+        }
     )
     plain = Retriever(seeded_bot.retriever().corpus, seeded_bot.embed, plain_settings).search(query, k=3)
     # MiniLM alone ranks differently (and its best-chunk cosine for the OPD papers is lower).

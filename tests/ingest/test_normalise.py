@@ -65,6 +65,7 @@ def test_a_paragraph_that_renders_to_nothing_is_kept_as_written() -> None:
         ("rate from~$29.6\\%$", "rate from 29.6%"),
         ("regret O~(dT) and Ω~(d) calls", "regret O~(dT) and Ω~(d) calls"),  # soft-O, not a tie
         ("a 4~16x speedup", "a 4~16x speedup"),  # a range
+        ("noise x_t~N(0, I) and z~Bern(p)", "noise x_t~N(0, I) and z~Bern(p)"),  # distributed as
         ("at http://x.org/~bob (~60 users)", "at http://x.org/~bob (~60 users)"),
     ],
 )

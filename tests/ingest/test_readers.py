@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,9 @@ def test_unknown_encoding_is_an_input_error(tmp_path: Path) -> None:
     path.write_text("Abstract.\n")
     with pytest.raises(InputError, match="unknown encoding 'klingon'"):
         read_file(path, encoding="klingon")
+    for codec in ("rot13", "base64"):  # known to Python's codecs, but they do not decode bytes to text
+        with pytest.raises(InputError, match=f"'{codec}' is not a text encoding"):
+            read_file(path, encoding=codec)
 
 
 def test_latin1_file_reads_with_its_encoding(tmp_path: Path) -> None:
@@ -312,8 +316,28 @@ def test_an_abstract_longer_than_any_real_one_is_a_bad_record(tmp_path: Path) ->
     assert len(warnings) == 1 and warnings[0].startswith(f"skipped: {path} line 3: an abstract of 24,999")
 
 
-def test_an_over_long_jsonl_abstract_names_its_line(tmp_path: Path) -> None:
+def test_an_over_long_jsonl_abstract_is_kept_with_a_warning_naming_its_line(tmp_path: Path) -> None:
+    """A record's field says where its text ends (BEIR corpora hold full texts): kept, and noted."""
     path = tmp_path / "x.jsonl"
     path.write_text(json.dumps({"abstract": "A."}) + "\n" + json.dumps({"abstract": "x" * 20_001}) + "\n")
-    with pytest.raises(FormatError, match=r"x\.jsonl line 2: an abstract of 20,001 characters"):
-        read_file(path)
+    warnings: list[str] = []
+    records = read_file(path, warnings=warnings)
+    assert [len(r.text) for r in records] == [2, 20_001]
+    assert len(warnings) == 1 and re.search(r"x\.jsonl line 2: an abstract of 20,001 characters.*kept", warnings[0])
+
+
+def test_an_empty_abstract_field_gives_way_to_a_filled_text_field(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({"abstract": "", "text": "The abstract is here."}) + "\n")
+    assert [r.text for r in read_file(path)] == ["The abstract is here."]
+
+
+def test_a_title_over_long_lines_below_the_first_paragraph_is_no_collection_name(tmp_path: Path) -> None:
+    """An abstract pasted as a title and two long lines stays one abstract, and names no collection."""
+    long_a, long_b = "A" * 299 + ".", "B" * 299 + "."
+    path = tmp_path / "x.txt"
+    path.write_text(f"NeurIPS 2026\n\nDeep RL Survey 2019\n{long_a}\n{long_b}\n\nA second abstract here.\n")
+    records = read_file(path)
+    assert len(records) == 2
+    assert records[0].text.startswith("Deep RL Survey 2019\n")
+    assert {r.source.collection for r in records} == {"NeurIPS 2026"}
