@@ -305,13 +305,15 @@ def _register_events(
 
     def ask_markdown(question: str) -> str:
         """The answer to `question` as markdown with [n] citations and its reference list."""
+        # A question paperbot declines is the caller's to fix: one log line, not a traceback.
         if not question or not question.strip():
-            raise gr.Error(render.EMPTY_QUESTION_REPLY)
+            raise gr.Error(render.EMPTY_QUESTION_REPLY, print_exception=False)
         try:
             answer = seeded(ask, loader, lambda done, total: None)(question.strip())
             return render.chat_markdown(answer)
         except PaperbotError as exc:
-            raise gr.Error(render.error_reply(str(exc))) from exc
+            log.warning("/ask: %s", exc)
+            raise gr.Error(render.error_reply(str(exc)), print_exception=False) from exc
 
     w = widgets
     demo.load(

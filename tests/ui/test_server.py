@@ -86,8 +86,13 @@ def test_chat_endpoint_returns_the_conversation_panel_and_status(client: Any) ->
     assert _text(history[-1]) == render.EMPTY_QUESTION_REPLY
 
 
-def test_ask_endpoint_rejects_an_empty_question_politely(client: Any) -> None:
+def test_ask_endpoint_rejects_an_empty_question_politely(client: Any, server: Any) -> None:
     from gradio_client.exceptions import AppError
 
     with pytest.raises(AppError, match="Please type a question"):
         client.predict("  ", api_name="/ask")
+    with pytest.raises(AppError, match="no earlier answer with citations"):
+        client.predict("compare [1] and [3]", api_name="/ask")  # /ask has no conversation to refer to
+    # Declined questions are the caller's to fix: a line in the server's log, not a traceback.
+    log = server.log.read_text()
+    assert "/ask: " in log and "gradio.exceptions.Error" not in log
