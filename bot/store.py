@@ -14,7 +14,9 @@ from urllib.parse import urlparse
 
 import chromadb
 import numpy as np
+from chromadb.api.client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import ChromaError
 
 from bot.errors import FingerprintError, StoreError, StoreUnavailable
 from bot.types import Chunk
@@ -78,6 +80,7 @@ class VectorStore:
     """One Chroma collection of chunk vectors, tagged with the index fingerprint."""
 
     def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str) -> None:
+        self._path, self._url = path, url
         self._client = _client(path, url)
         self.location = url or str(path / "chroma")
         self._collection = self._client.get_or_create_collection(
@@ -154,6 +157,32 @@ class VectorStore:
 
         Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
         """
+        try:
+            return self._read_all(page)
+        except ChromaError:
+            # Another process (an ingest) wrote to the local store since this one opened it, and
+            # Chroma's in-process view is stale ("Error finding id"): open it afresh, once.
+            log.info("the store changed under this process; opening it again")
+            self._reopen()
+        try:
+            return self._read_all(page)
+        except ChromaError as exc:
+            raise StoreError(
+                f"cannot read the vectors in {self.location} ({exc}); if an ingest is writing to it, "
+                "try again when it finishes"
+            ) from exc
+
+    def _reopen(self) -> None:
+        if self._url is None:
+            SharedSystemClient.clear_system_cache()  # Chroma shares one system per folder and process
+        self._client = _client(self._path, self._url)
+        self._collection = self._client.get_or_create_collection(
+            name=self._collection_name,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
+            embedding_function=None,
+        )
+
+    def _read_all(self, page: int) -> ChunkVectors:
         chunk_ids: list[str] = []
         paper_ids: list[str] = []
         blocks: list[np.ndarray] = []

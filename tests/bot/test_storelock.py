@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -102,3 +103,30 @@ def test_a_holder_file_left_by_a_killed_writer_names_nobody(tmp_path: Path) -> N
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     (tmp_path / "write.pid").write_text(f"{dead.stdout.strip()} {socket.gethostname()}")
     assert writer(tmp_path) is None
+
+
+@pytest.mark.slow
+def test_a_long_running_reader_sees_papers_another_process_ingested(store_copy, tmp_path: Path) -> None:
+    """The chat server keeps one Paperbot for hours; an ingest from the command line must not leave
+    its Chroma view stale ("Error finding id") but show up in its next search."""
+    from bot.app import Paperbot
+
+    reader = Paperbot(store_copy)
+    before = len(reader.corpus().paper_ids)
+    new = tmp_path / "new.jsonl"
+    abstracts = [
+        "We propose Quokka-RL, a reinforcement learning method for marsupial habitat planning.",
+        "We introduce Wombat-Bench, a benchmark of burrow-digging robots in sandy soil.",
+    ]
+    new.write_text("".join(json.dumps({"abstract": a}) + "\n" for a in abstracts))
+    run = subprocess.run(
+        [sys.executable, "-m", "bot", "--store", str(store_copy.store), "ingest", str(new)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    for cache in store_copy.store.glob("corpus-vectors-*.npz"):
+        cache.unlink()  # no other reader wrote the cache for it: this one reads Chroma itself
+    assert len(reader.corpus().paper_ids) == before + 2
+    assert "Quokka-RL" in reader.search("Quokka-RL marsupial habitat", k=1).hits[0].paper.display
