@@ -13,6 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from pylatexenc import latex2text
 from pylatexenc.latex2text import LatexNodes2Text
 
 # pylatexenc logs a warning for every macro it cannot render (\url in an abstract); the
@@ -54,9 +55,17 @@ def content_hash(*parts: str | None) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+# Typewriter and sans-serif text are names in abstracts (\texttt{verify\_answer}, \textsf{WDRO}):
+# pylatexenc drops the first two, and writes the math ones in styled letters no query matches.
+_PLAIN_MACROS = ("texttt", "textsf", "mathtt", "mathsf")
+
+
 @lru_cache(maxsize=1)
 def _latex() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+    context = latex2text.get_default_latex_context_db()
+    plain = [latex2text.MacroTextSpec(name, simplify_repl="%(1)s") for name in _PLAIN_MACROS]
+    context.add_context_category("paperbot-plain", prepend=True, macros=plain)
+    return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=True)
 
 
 def _latex_to_text(fragment: str) -> str:

@@ -71,3 +71,16 @@ def test_a_paragraph_that_renders_to_nothing_is_kept_as_written() -> None:
 )
 def test_display_renders_a_latex_tie_between_words_as_a_space(raw: str, shown: str) -> None:
     assert display(raw) == shown
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        (r"a signal from a \texttt{verify\_answer} tool", "a signal from a verify_answer tool"),
+        (r"we propose \textsf{WDRO}, a method", "we propose WDRO, a method"),
+        (r"$\mathsf{ABC}$-Net beats $\mathtt{x}$", "ABC-Net beats x"),
+    ],
+)
+def test_display_keeps_typewriter_and_sans_serif_names(raw: str, shown: str) -> None:
+    """pylatexenc drops \texttt and \textsf text: a method named that way must stay searchable."""
+    assert display(raw) == shown
