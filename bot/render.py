@@ -173,14 +173,18 @@ def mark_unsupported(answer: Answer) -> str:
     Example: a sentence "X does Y [1]." judged unsupported -> 'X does Y [1]. ⚠ *unsupported*'
     """
     markdown = answer.markdown
+    cursor = 0  # sentences come in answer order: each is looked for after the one before it
     for sentence in answer.sentences:
         body = sentence.text.rstrip(" .!?")
-        start = markdown.find(body) if sentence.supported is False and body else -1
+        start = markdown.find(body, cursor) if body else -1
         if start < 0:
             continue
         tail = re.match(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])*[.!?]*", markdown[start + len(body) :])
         end = start + len(body) + (tail.end() if tail else 0)
-        markdown = f"{markdown[:end]} {UNSUPPORTED_MARK}{markdown[end:]}"
+        if sentence.supported is False:
+            markdown = f"{markdown[:end]} {UNSUPPORTED_MARK}{markdown[end:]}"
+            end += len(UNSUPPORTED_MARK) + 1
+        cursor = end
     return markdown
 
 
@@ -205,11 +209,21 @@ def chat_markdown(answer: Answer) -> str:
     """The chat bubble: what a follow-up searched, the answer with unsupported sentences marked,
     then a compact reference list."""
     parts = [line] if (line := followup_line(answer)) else []
-    parts.append(mark_unsupported(answer))
+    parts.append(inert(mark_unsupported(answer)))
     if any(s.supported is False for s in answer.sentences):
         parts.append(f"*{UNSUPPORTED_NOTE}*")
-    refs = "\n".join(f"[{c.n}] **{c.paper.label}**" for c in answer.citations)
+    refs = "\n".join(f"[{c.n}] **{inert(c.paper.label)}**" for c in answer.citations)
     return "\n\n".join(parts + ([refs] if refs else []))
+
+
+def inert(markdown: str) -> str:
+    """Text from abstracts made safe for a markdown bubble: no HTML, no images, no links.
+
+    An abstract (or a model quoting one) could carry `![x](http://host/pixel.png)`, which the
+    browser would fetch, or `<b>` and `<img>` tags; they are shown as written instead.
+    Example: inert("see ![x](http://a/b.png) <b>now</b>") -> 'see !\\[x\\](http://a/b.png) &lt;b>now&lt;/b>'
+    """
+    return markdown.replace("<", "&lt;").replace("![", "!\\[").replace("](", "\\](")
 
 
 # --- Chat UI text (bot.ui shows these; kept here so they are tested without a browser) ---

@@ -211,7 +211,7 @@ def chat_stream(
                 answer = item
                 break
             written += item
-            yield Turn([*asked, assistant_message(written)], None)
+            yield Turn([*asked, assistant_message(render.inert(written))], None)
     except PaperbotError as exc:
         yield Turn([*asked, assistant_message(render.error_reply(str(exc)))], None)
         return

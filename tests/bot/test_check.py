@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,41 @@ def test_inline_markers_split_a_sentence_only_when_each_clause_is_cited(seeded_b
     )
     assert listing.supported is True
     assert made_up.supported is False and made_up.reason.startswith("[")
+
+
+def test_each_unsupported_mark_follows_its_own_sentence() -> None:
+    """A rejected sentence whose words begin an earlier accepted one is marked where it stands,
+    and a sentence repeated with different verdicts gets one mark per rejected copy."""
+    paper = Paper("p1", "Scaling helps.", "Scaling helps.", "S", "h", ())
+    good = AnswerSentence("Scaling helps on math benchmarks.", (1,), supported=True, support=0.9)
+    bad = AnswerSentence("Scaling helps.", (2,), supported=False, support=0.2)
+    answer = Answer(
+        "q", "Scaling helps on math benchmarks [1]. Scaling helps [2].", False, (Citation(1, paper),), (good, bad)
+    )
+    assert (
+        render.mark_unsupported(answer)
+        == f"Scaling helps on math benchmarks [1]. Scaling helps [2]. {render.UNSUPPORTED_MARK}"
+    )
+    twice = Answer(
+        "q",
+        "X holds [1]. X holds [1].",
+        False,
+        (Citation(1, paper),),
+        (
+            AnswerSentence("X holds.", (1,), supported=False, support=0.1),
+            AnswerSentence("X holds.", (1,), supported=False, support=0.1),
+        ),
+    )
+    marked = render.mark_unsupported(twice)
+    assert marked == f"X holds [1]. {render.UNSUPPORTED_MARK} X holds [1]. {render.UNSUPPORTED_MARK}"
+
+
+def test_the_chat_bubble_shows_markup_from_abstracts_as_text() -> None:
+    """An abstract's image or HTML must not be fetched or rendered by the reader's browser."""
+    text = "See ![pixel](http://127.0.0.1:9/track.png) and <img src=x> here."
+    paper = Paper("p1", text, text, "<b>Bold</b>", "h", ())
+    answer = Answer("q", f"{text} [1].", False, (Citation(1, paper),), ())
+    bubble = render.chat_markdown(answer)
+    assert not re.search(r"!\[|(?<!\\)\]\(", bubble)  # no image and no link syntax left unescaped
+    assert "<img" not in bubble and "<b>" not in bubble
+    assert "http://127.0.0.1:9/track.png" in bubble  # still there to read
