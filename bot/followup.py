@@ -153,10 +153,9 @@ def _check_markers(question: str, cited: list[int]) -> None:
     missing = [n for n in numbers if n not in cited]
     if missing:
         have = ", ".join(f"[{n}]" for n in cited)
-        raise QueryError(
-            f"the previous answer cites {have} (of papers still stored); there is no [{missing[0]}] in it. "
-            "Use one of those numbers"
-        )
+        gone = " (the others' papers are no longer stored)" if cited != list(range(1, len(cited) + 1)) else ""
+        use = f"use {have}" if len(cited) == 1 else "use one of those numbers"
+        raise QueryError(f"the previous answer cites {have}{gone}; there is no [{missing[0]}] in it, so {use}.")
 
 
 def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], str]:

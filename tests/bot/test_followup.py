@@ -70,7 +70,7 @@ def test_follow_ups_resolve_to_the_previous_answers_papers(question, standalone,
 def test_a_reference_past_the_last_citation_is_an_error_naming_the_ones_there_are() -> None:
     """Searching the corpus for '[7]' would answer something nobody asked; say which numbers exist."""
     have = ", ".join(f"[{c.n}]" for c in PREVIOUS.citations)
-    with pytest.raises(QueryError, match=re.escape(f"cites {have} (of papers still stored); there is no [7]")):
+    with pytest.raises(QueryError, match=re.escape(f"cites {have}; there is no [7] in it, so use one of those")):
         followup.resolve("tell me more about [7]", PREVIOUS)
 
 
@@ -84,7 +84,7 @@ def test_citation_numbers_count_even_when_an_earlier_paper_is_gone() -> None:
     """History whose [2] paper was deleted since: [3] is still the third citation, and [2] says why it is missing."""
     gappy = Answer("q", "x", False, (Citation(1, PAPERS[0]), Citation(3, PAPERS[2])), ())
     assert followup.resolve("tell me more about [3]", gappy).paper_ids == (CURE,)
-    with pytest.raises(QueryError, match=re.escape("cites [1], [3] (of papers still stored); there is no [2]")):
+    with pytest.raises(QueryError, match=re.escape("cites [1], [3] (the others' papers are no longer stored)")):
         followup.resolve("tell me more about [2]", gappy)
 
 
