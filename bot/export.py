@@ -158,17 +158,26 @@ def to_csv(papers: list[Paper]) -> str:
             [
                 keys[p.paper_id],
                 p.paper_id,
-                p.source_id or "",
-                p.label,
-                title_of(p),
-                "; ".join(p.authors),
+                _cell(p.source_id or ""),
+                _cell(p.label),
+                _cell(title_of(p)),
+                _cell("; ".join(p.authors)),
                 p.year or "",
-                p.venue or "",
-                p.url or "",
-                p.display,
+                _cell(p.venue or ""),
+                _cell(p.url or ""),
+                _cell(p.display),
             ]
         )
     return out.getvalue()
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet would run as a formula ('=HYPERLINK(...)', '+1', '@SUM') gets a leading
+    apostrophe, which spreadsheets show as text; everything else is written as it is.
+
+    Example: _cell('=HYPERLINK("http://x")') -> '\'=HYPERLINK("http://x")'
+    """
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _md(text: str) -> str:

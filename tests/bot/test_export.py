@@ -153,3 +153,13 @@ def test_seed_exports_carry_venue_year_and_label(
     every = run_cli("export", "--topic", "reinforcement learning", "--format", "csv", "--store", seeded_store.store)
     rows = list(csv.DictReader(io.StringIO(every.out, newline="")))  # type: ignore[attr-defined]
     assert len(rows) > 20 and len({r["key"] for r in rows}) == len(rows)
+
+
+def test_csv_cells_a_spreadsheet_would_run_as_formulas_are_written_as_text(papers: list[Paper]) -> None:
+    from dataclasses import replace
+
+    evil = replace(papers[0], title='=HYPERLINK("http://evil.example","Click")', label="@SUM(A1)")
+    row = next(csv.DictReader(io.StringIO(export.to_csv([evil]), newline="")))
+    assert row["title"] == '\'=HYPERLINK("http://evil.example","Click")'
+    assert row["label"] == "'@SUM(A1)"
+    assert row["abstract"] == evil.display  # ordinary text is unchanged
