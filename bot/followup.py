@@ -79,7 +79,7 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     question = " ".join(question.split())
     cited = {c.n: c.paper for c in sorted(previous.citations, key=lambda c: c.n)} if previous else {}
     papers = list(cited.values())
-    _check_markers(question, sorted(cited))
+    _check_markers(question, list(cited))  # in citation order, as `cited` was built
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question

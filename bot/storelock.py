@@ -74,8 +74,5 @@ def writer(folder: Path) -> str | None:
 
 def _holder(folder: Path) -> str:
     """Example: ' (pid 4242 on laptop)', or '' when the holder has not written its name yet."""
-    try:
-        pid, _, host = (folder / HOLDER_NAME).read_text(encoding="utf-8").strip().partition(" ")
-    except OSError:
-        return ""
-    return f" (pid {pid}{f' on {host}' if host else ''})" if pid.isdigit() else ""
+    who = writer(folder)
+    return f" ({who})" if who else ""
