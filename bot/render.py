@@ -88,10 +88,15 @@ def ingest_json(report: IngestReport) -> dict[str, Any]:
     }
 
 
+def plural(n: int, noun: str = "paper") -> str:
+    """Example: plural(1) -> '1 paper'; plural(3) -> '3 papers'"""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def ingest_line(report: IngestReport) -> str:
     """Example: '53 papers: 53 added, 0 updated, 0 removed, 0 unchanged (41.2 s)'"""
     return (
-        f"{report.papers} paper{'' if report.papers == 1 else 's'}: {report.added} added, {report.updated} updated, "
+        f"{plural(report.papers)}: {report.added} added, {report.updated} updated, "
         f"{report.removed} removed, {report.unchanged} unchanged ({report.seconds:.1f} s)"
     )
 

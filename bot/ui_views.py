@@ -47,11 +47,6 @@ class Library:
     export_list: Callable[[str, str], str]  # (format, list name) -> file text
 
 
-def _plural(n: int, noun: str = "paper") -> str:
-    """Example: _plural(1) -> '1 paper'; _plural(3) -> '3 papers'"""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _md(text: str) -> str:
     """Text safe inside markdown emphasis. Example: _md("a*b_c") -> 'a\\*b\\_c'"""
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(text.split()))
@@ -107,7 +102,7 @@ def list_rows(reading: ReadingList) -> list[list[Any]]:
 
 def list_summary(reading: ReadingList) -> str:
     """Example: list_summary(ReadingList("to read", (a, b))) -> '**to read**: 2 papers'"""
-    line = f"**{_md(reading.name)}**: {_plural(len(reading.papers))}"
+    line = f"**{_md(reading.name)}**: {render.plural(len(reading.papers))}"
     if reading.missing:
         line += f" ({len(reading.missing)} more no longer in the store: {_md(', '.join(reading.missing))})"
     return line
@@ -152,7 +147,7 @@ def selection_line(rows: Sequence[Sequence[Any]] | None) -> str:
     if not every:
         return ""
     if not chosen:
-        return f"Nothing ticked: the downloads hold all {_plural(len(every))}."
+        return f"Nothing ticked: the downloads hold all {render.plural(len(every))}."
     labels = {str(row[-1]): str(row[1]) for row in rows or [] if len(row) > 1}
     names = ", ".join(_md(labels[pid]) for pid in chosen)
     return f"**{len(chosen)}** ticked ({names}): the downloads and *Add* use these."
@@ -269,12 +264,12 @@ def added_message(new: int, chosen: int, name: str) -> str:
     """Example: added_message(1, 2, "to read") -> 'Added 1 paper to **to read** (1 was already on it).'"""
     already = chosen - new
     tail = f" ({already} {'was' if already == 1 else 'were'} already on it)" if already else ""
-    return f"Added {_plural(new)} to **{_md(name)}**{tail}."
+    return f"Added {render.plural(new)} to **{_md(name)}**{tail}."
 
 
 def removed_message(removed: int, name: str) -> str:
     """Example: removed_message(2, "to read") -> 'Removed 2 papers from **to read**.'"""
-    return f"Removed {_plural(removed)} from **{_md(name)}**."
+    return f"Removed {render.plural(removed)} from **{_md(name)}**."
 
 
 def problem(message: str) -> str:
