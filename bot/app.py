@@ -16,23 +16,28 @@ from pathlib import Path
 
 import numpy as np
 
-from bot import embedder, followup, generate, storelock
-from bot import export as export_stage
-from bot import lists as lists_stage
-from bot import similar as similar_stage
-from bot import triage as triage_stage
-from bot.check import CheckedAnswer, check_answer, check_text
-from bot.compose import Composer
-from bot.corpus import Corpus, VectorCache
+from bot import embedder
+from bot.answer import generate
+from bot.answer.check import CheckedAnswer, check_answer, check_text
+from bot.answer.compose import Composer
 from bot.errors import GeneratorError, QueryError, StoreError
-from bot.lexical import LexicalIndex
-from bot.lists import ReadingLists
-from bot.registry import Registry
-from bot.retrieve import Retriever
+from bot.library import export as export_stage
+from bot.library import lists as lists_stage
+from bot.library import triage as triage_stage
+from bot.search import followup
+from bot.search import similar as similar_stage
+from bot.search.retrieve import Retriever
 from bot.settings import Settings, describe_fingerprint, index_fingerprint
-from bot.store import VectorStore
+from bot.store import lock as storelock
+from bot.store.chroma import VectorStore
+from bot.store.corpus import Corpus
+from bot.store.lexical import LexicalIndex
+from bot.store.lists import ReadingLists
+from bot.store.registry import Registry
+from bot.store.vectors import VectorCache
+from bot.text import chunking, normalise
 from bot.types import Answer, Citation, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, TriageResult
-from ingest import chunking, normalise, pipeline
+from ingest import pipeline
 
 log = logging.getLogger(__name__)
 # Texts whose vectors are remembered (384 float32 each: 20,000 take about 31 MB).

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot import jsonl, progress
+from bot import progress
 from bot.errors import FingerprintError, MissingPathError, PaperbotError, QueryError, StoreError
+from bot.text import jsonl
 
 log = logging.getLogger("paperbot")
 # Commands that only read a store: they never create one ("serve" fills an empty store with the seeds).
@@ -189,8 +190,9 @@ def _print_json(obj: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot import render
     from bot.app import Paperbot
+    from bot.render.json import answer_json, ingest_json, search_json
+    from bot.render.text import answer_text, ingest_line, search_text
 
     settings = _settings(args)
     reads = args.command in _READERS or (args.command == "eval" and args.path.is_file())
@@ -201,10 +203,10 @@ def _run(args: argparse.Namespace) -> int:
             f"or run `paperbot --store {settings.store} ingest FILES` first (no FILES: the bundled seeds)"
         )
     if args.command == "serve":
-        from bot import ui
+        from bot.ui.serve import serve
 
         port = args.port if args.port is not None else settings.ui.port
-        ui.serve(Paperbot(settings), host=args.host or settings.ui.host, port=port)
+        serve(Paperbot(settings), host=args.host or settings.ui.host, port=port)
         return 0
     if args.command == "eval":
         return _eval(args, settings)
@@ -223,9 +225,9 @@ def _run(args: argparse.Namespace) -> int:
         for warning in report.warnings:
             print(f"paperbot: warning: {warning}", file=sys.stderr)
         if args.json:
-            _print_json(render.ingest_json(report))
+            _print_json(ingest_json(report))
         else:
-            print(render.ingest_line(report))
+            print(ingest_line(report))
         return 0
 
     if args.command == "chat":
@@ -237,27 +239,27 @@ def _run(args: argparse.Namespace) -> int:
         batch = list(_read_queries(args.queries))
         texts = [t for _, t in batch]
         if args.command == "search":
-            outputs = [render.search_json(r) for r in bot.search_many(texts, args.k)]
+            outputs = [search_json(r) for r in bot.search_many(texts, args.k)]
         else:
             answers = bot.ask_many(texts, args.generator, previous)
             _print_notices(answers)
-            outputs = [render.answer_json(a) for a in answers]
+            outputs = [answer_json(a) for a in answers]
         for (qid, _), out in zip(batch, outputs, strict=True):
             _print_json({"id": qid, **out})
         return 0
     if args.command == "search":
         result = bot.search(args.query, args.k)
-        print(json.dumps(render.search_json(result), ensure_ascii=False) if args.json else render.search_text(result))
+        print(json.dumps(search_json(result), ensure_ascii=False) if args.json else search_text(result))
     else:
         answer = bot.ask(args.query, args.generator, previous)
         _print_notices([answer])
-        print(json.dumps(render.answer_json(answer), ensure_ascii=False) if args.json else render.answer_text(answer))
+        print(json.dumps(answer_json(answer), ensure_ascii=False) if args.json else answer_text(answer))
     return 0
 
 
 def _previous(path: Path | None, bot: Any) -> Any:
     """The last answer of a --history file, for follow-up questions (None without one)."""
-    from bot import followup
+    from bot.search import followup
 
     if path is None:
         return None
@@ -289,7 +291,8 @@ def _previous(path: Path | None, bot: Any) -> Any:
 
 def _chat(args: argparse.Namespace, bot: Any) -> int:
     """Read questions from stdin, one a line, answering each as a follow-up of the one before."""
-    from bot import render
+    from bot.render.json import answer_json
+    from bot.render.text import answer_text
 
     previous = _previous(args.history, bot)
     interactive = sys.stdin.isatty()
@@ -310,9 +313,9 @@ def _chat(args: argparse.Namespace, bot: Any) -> int:
             continue
         _print_notices([answer])
         if args.json:
-            _print_json(render.answer_json(answer))
+            _print_json(answer_json(answer))
         else:
-            print(render.answer_text(answer) + "\n", flush=True)
+            print(answer_text(answer) + "\n", flush=True)
         previous = answer
 
 
@@ -323,8 +326,10 @@ def _print_notices(answers: list[Any]) -> None:
 
 
 def _eval(args: argparse.Namespace, settings: Any) -> int:
-    from bot import beir, evaluate
     from bot.app import Paperbot
+    from bot.eval import data as beir
+    from bot.eval.beir import evaluate_beir
+    from bot.eval.questions import evaluate_questions
 
     path: Path = args.path
     if not path.exists():
@@ -350,16 +355,14 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
                 f"only {data.corpus}, so delete it (rm -r {store}) and run `paperbot eval` again to "
                 "re-embed the corpus, or pass --eval-store DIR"
             ) from exc
-        report = evaluate.evaluate_beir(bot, data, ingested, limit=args.limit)
+        report = evaluate_beir(bot, data, ingested, limit=args.limit)
     else:
         if args.split is not None or args.eval_store is not None:
             raise QueryError("--split and --eval-store apply to BEIR folders; a question file runs on --store")
         questions = beir.read_questions(path)
         offtopic = beir.read_questions(args.offtopic, offtopic=True) if args.offtopic else []
         judgments = beir.read_judgments(args.judged) if args.judged else None
-        report = evaluate.evaluate_questions(
-            Paperbot(settings), questions, offtopic, args.answers, args.limit, judgments
-        )
+        report = evaluate_questions(Paperbot(settings), questions, offtopic, args.answers, args.limit, judgments)
     if args.report is not None:
         try:
             args.report.write_text(report.markdown(), encoding="utf-8")
@@ -371,26 +374,19 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
 
 def _library(args: argparse.Namespace, settings: Any) -> int:
     """triage, similar, list and export."""
-    from bot import render_library
     from bot.app import Paperbot
+    from bot.render.json import similar_json, triage_json
+    from bot.render.text import similar_text, triage_text
 
     bot = Paperbot(settings)
     if args.command == "triage":
         result = bot.triage(args.topic)
-        print(
-            json.dumps(render_library.triage_json(result), ensure_ascii=False)
-            if args.json
-            else render_library.triage_text(result)
-        )
+        print(json.dumps(triage_json(result), ensure_ascii=False) if args.json else triage_text(result))
         return 0
     if args.command == "similar":
         text = sys.stdin.read() if args.text == "-" else args.text
         found = bot.similar(args.paper, text, args.k)
-        print(
-            json.dumps(render_library.similar_json(found), ensure_ascii=False)
-            if args.json
-            else render_library.similar_text(found)
-        )
+        print(json.dumps(similar_json(found), ensure_ascii=False) if args.json else similar_text(found))
         return 0
     if args.command == "export":
         refs = [r for r in args.papers.split(",") if r.strip()] if args.papers is not None else None
@@ -413,13 +409,14 @@ def _library(args: argparse.Namespace, settings: Any) -> int:
 
 def _list_command(args: argparse.Namespace, bot: Any) -> int:
     """`paperbot list [show|add|remove|delete] ...`"""
-    from bot import render_library
+    from bot.render.json import reading_list_json
+    from bot.render.text import list_names_text, reading_list_text
 
     action = args.list_command
     if action is None:
         names = bot.reading_lists().names()
         out: Any = {"lists": [{"name": n, "papers": c} for n, c in names]} if args.json else None
-        print(json.dumps(out, ensure_ascii=False) if args.json else render_library.list_names_text(names))
+        print(json.dumps(out, ensure_ascii=False) if args.json else list_names_text(names))
         return 0
     if action == "delete":
         bot.reading_lists().delete(args.name)
@@ -437,7 +434,7 @@ def _list_command(args: argparse.Namespace, bot: Any) -> int:
         changed = bot.remove_from_list(args.name, list(args.papers))
     reading = bot.reading_list(args.name.strip())
     if args.json:
-        data = render_library.reading_list_json(reading)
+        data = reading_list_json(reading)
         if action != "show":
             data["added" if action == "add" else "removed"] = changed
         print(json.dumps(data, ensure_ascii=False))
@@ -445,7 +442,7 @@ def _list_command(args: argparse.Namespace, bot: Any) -> int:
         if action != "show":
             verb = "added" if action == "add" else "removed"
             print(f"{verb} {changed} paper{'s' if changed != 1 else ''}")
-        print(render_library.reading_list_text(reading))
+        print(reading_list_text(reading))
     return 0
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from bot import sentences
+from bot.text import sentences
 
 # A name-like token: mixed case, capitals with digits or hyphens, or a Greek letter prefix.
 _TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff\-+.]*[A-Za-z0-9\u0370-\u03ff+]|[A-Z]{2,}")

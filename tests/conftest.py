@@ -21,8 +21,8 @@ import pytest
 
 from bot.app import Paperbot
 from bot.cli import main as cli_main
-from bot.registry import Registry
 from bot.settings import BUNDLED_SEEDS, Settings
+from bot.store.registry import Registry
 from bot.types import IngestReport, Paper
 
 # Small invented abstracts, each about something no seed paper covers; they embed in well under

@@ -34,13 +34,14 @@ def measure(store: Path, query: str, topic: str) -> dict[str, float]:
     out = {"start": _rss_mb()}
     import sentence_transformers  # noqa: F401  (imported by the app when the model first loads)
 
-    from bot import triage
     from bot.app import Paperbot
-    from bot.corpus import Corpus, VectorCache
-    from bot.lexical import LexicalIndex
-    from bot.registry import Registry
-    from bot.retrieve import Retriever
+    from bot.library import triage
+    from bot.search.retrieve import Retriever
     from bot.settings import Settings, index_fingerprint
+    from bot.store.corpus import Corpus
+    from bot.store.lexical import LexicalIndex
+    from bot.store.registry import Registry
+    from bot.store.vectors import VectorCache
 
     out["libraries"] = _rss_mb()
     settings = Settings(store=store)

@@ -25,8 +25,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from bot.app import Paperbot  # noqa: E402
 from bot.check import Checker  # noqa: E402
+
+from bot.app import Paperbot  # noqa: E402
 from bot.settings import CheckSettings, Settings  # noqa: E402
 from bot.types import AnswerSentence, Citation, Paper  # noqa: E402
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from bot import embedder
 from bot.app import Paperbot
 from bot.settings import Settings
-from ingest.chunking import paper_chunks
-from ingest.pipeline import merge_records
+from bot.text.chunking import paper_chunks
+from ingest.plan import merge_records
 from ingest.readers import read_paths
 
 

@@ -20,9 +20,10 @@ import pytest
 
 from bot.errors import InputError
 from bot.settings import ChunkSettings
+from bot.text.chunking import paper_chunks
 from ingest import labels
-from ingest.chunking import paper_chunks
-from ingest.pipeline import lexical_index, merge_records
+from ingest.pipeline import lexical_index
+from ingest.plan import merge_records
 from ingest.readers import read_paths
 
 CASES = int(os.environ.get("PAPERBOT_FUZZ_CASES", "150"))

@@ -1,0 +1,63 @@
+"""Naming papers the way people do: by paper id, id prefix, source id, label or title.
+
+Reading lists, export and "more like this" take papers named on a command line or in the UI;
+this turns those names into stored papers, or says which names match nothing or several. It
+does not store anything (bot.store.lists keeps the lists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.errors import UnknownPaperError
+from bot.types import Paper
+
+# A paper id prefix this long is specific enough to type (ids are 'p' and 12 hex digits).
+_MIN_PREFIX = 6
+
+
+def resolve(papers: dict[str, Paper], refs: Iterable[str]) -> list[Paper]:
+    """The papers named by `refs`, each a paper id, an id prefix, a source id, a label or a title.
+
+    Raises UnknownPaperError naming every ref that matches no paper or several.
+    Example: resolve(papers, ["Cal-SPI", "3f9a2c"]) -> [Paper(label='Cal-SPI'), Paper(paper_id='3f9a2c...')]
+    """
+    by_source = {p.source_id: p for p in papers.values() if p.source_id}
+    by_name: dict[str, list[Paper]] = {}
+    for p in papers.values():
+        for name in {p.label.casefold(), (p.title or "").casefold()} - {""}:
+            by_name.setdefault(name, []).append(p)
+    found: list[Paper] = []
+    unknown: list[str] = []
+    ambiguous: list[str] = []
+    for ref in refs:
+        key = ref.strip()
+        if key in papers:
+            found.append(papers[key])
+            continue
+        if key in by_source:
+            found.append(by_source[key])
+            continue
+        exact = [p for p in by_name.get(key.casefold(), []) if key in (p.label, p.title)]
+        matches = exact or by_name.get(key.casefold(), [])
+        if not matches and len(key) >= _MIN_PREFIX:
+            matches = [p for pid, p in papers.items() if pid.startswith(key.lower())]
+        if len(matches) == 1:
+            found.append(matches[0])
+        elif matches:
+            ambiguous.append(f"{key!r} ({', '.join(sorted(p.paper_id[:10] for p in matches)[:5])})")
+        else:
+            unknown.append(repr(key))
+    problems = []
+    if unknown:
+        short = any(len(ref) < _MIN_PREFIX + 2 and ref.strip("'").startswith("p") for ref in unknown)
+        hint = f" (an id prefix needs at least {_MIN_PREFIX} characters)" if short else ""
+        problems.append(f"no paper has the id or label {', '.join(unknown)}{hint}")
+    if ambiguous:
+        problems.append(f"several papers match {'; '.join(ambiguous)}")
+    if problems:
+        raise UnknownPaperError(
+            "; ".join(problems) + "; use a paper_id, a label or a source id as shown by "
+            "`paperbot search --json` or `paperbot triage --json`"
+        )
+    return list(dict.fromkeys(found))

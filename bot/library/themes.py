@@ -1,0 +1,92 @@
+"""Themes: a triage's relevant papers grouped by their vectors and named by their distinctive words.
+
+The number of groups grows with the square root of the set's size (5 papers -> 1 theme,
+8 -> 2, 40 -> 4), papers are grouped by spherical k-means on their mean chunk vectors, and each
+group is named by the noun phrases that set it apart from the other groups and the corpus
+(bot.theme_names: "on-policy distillation", "reward models"). Deterministic: the same papers
+always give the same themes. It does not decide which papers are relevant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bot.library import theme_names
+from bot.store.lexical import LexicalIndex
+from bot.types import Paper, Theme
+
+_ITERATIONS = 25
+_RESTARTS = 4
+# Fewer papers than this read fine as one group.
+_SMALLEST_SPLIT = 6
+
+
+def theme_count(n: int, most: int) -> int:
+    """How many themes n papers get: about sqrt(n / 2), one below 6 papers. Example: theme_count(40, 6) -> 4"""
+    return 1 if n < _SMALLEST_SPLIT else max(1, min(most, round(math.sqrt(n / 2))))
+
+
+def group(papers: list[Paper], vectors: np.ndarray, lexical: LexicalIndex, topic: str, most: int) -> list[Theme]:
+    """Group `papers` (best first; row i of `vectors` is paper i) into named themes, largest first."""
+    if not papers:
+        return []
+    labels = _kmeans(np.asarray(vectors, dtype=np.float32), theme_count(len(papers), most))
+    members = [[int(i) for i in np.flatnonzero(labels == c)] for c in sorted(set(labels.tolist()))]
+    members.sort(key=lambda m: (-len(m), m[0]))
+    names = theme_names.name_groups(members, papers, lexical, topic)
+    return [Theme(name, tuple(papers[i].paper_id for i in m)) for name, m in zip(names, members, strict=True)]
+
+
+def _kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
+    """Cluster labels from spherical k-means: the most cohesive of a few seeded k-means++ runs."""
+    n = len(vectors)
+    if k <= 1 or n <= 1:
+        return np.zeros(n, dtype=np.int64)
+    rng = np.random.default_rng(0)  # a fixed seed: the same papers always give the same themes
+    best: tuple[float, np.ndarray] | None = None
+    for _ in range(_RESTARTS):
+        labels, cohesion = _one_run(vectors, k, rng)
+        if best is None or cohesion > best[0] + 1e-9:
+            best = (cohesion, labels)
+    assert best is not None
+    labels = best[1]
+    # A group of one, in a set large enough for real groups, joins its nearest other group.
+    groups = sorted(set(labels.tolist()))
+    if n >= 3 * len(groups):
+        counts = np.bincount(labels, minlength=k)
+        means = np.stack([_unit(vectors[labels == c].sum(axis=0)) if counts[c] else vectors[0] * 0 for c in range(k)])
+        for lonely in np.flatnonzero(counts == 1):
+            row = int(np.flatnonzero(labels == lonely)[0])
+            sims = means @ vectors[row]
+            sims[counts <= 1] = -np.inf
+            if np.isfinite(sims).any():
+                labels[row] = int(np.argmax(sims))
+    return labels
+
+
+def _one_run(vectors: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """One k-means++-seeded run: (labels, summed similarity of papers to their group mean)."""
+    centres = [int(rng.integers(len(vectors)))]
+    distance = np.maximum(1 - vectors @ vectors[centres[0]], 0)
+    while len(centres) < k and distance.sum() > 1e-9:
+        pick = int(rng.choice(len(vectors), p=distance / distance.sum()))
+        centres.append(pick)
+        distance = np.minimum(distance, np.maximum(1 - vectors @ vectors[pick], 0))
+    means = vectors[centres].copy()
+    labels = np.full(len(vectors), -1, dtype=np.int64)
+    for _ in range(_ITERATIONS):
+        new = np.argmax(vectors @ means.T, axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        for c in range(len(means)):
+            if np.any(labels == c):
+                means[c] = _unit(vectors[labels == c].sum(axis=0))
+    cohesion = float(np.sum(vectors * means[labels]))
+    return labels, cohesion
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)

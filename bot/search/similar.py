@@ -1,0 +1,67 @@
+"""More like this: the papers nearest to a stored paper or to a pasted abstract, by meaning.
+
+Two texts are compared passage by passage: each chunk of the query finds its most similar
+chunk in the other paper, and those similarities are averaged. Pasted text is chunked and
+embedded as ingest does, so a stored abstract pasted back scores 1.0 against itself. It
+does not chunk or embed text itself (the caller passes the pasted text's chunk vectors).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.errors import QueryError
+from bot.store.corpus import Corpus
+from bot.store.lexical import LexicalIndex
+from bot.text.terms import query_words, word_tokens
+from bot.types import Neighbour, Paper, SimilarResult
+
+# Shared words must be at least this rare (idf) to be worth naming.
+_RARE_IDF = 1.6
+
+
+def like_paper(corpus: Corpus, paper: Paper, k: int) -> SimilarResult:
+    """The `k` papers nearest to a stored paper, itself left out."""
+    position = corpus.position(paper.paper_id)
+    if not corpus.vectors.has_vectors[position]:
+        raise QueryError(
+            f"{paper.label} has no vectors in the store; run `paperbot ingest` again to re-embed missing papers"
+        )
+    sims = corpus.vectors.passage_match(corpus.vectors.chunks_of(position), exclude=position)
+    return SimilarResult(paper.label, paper, _top(corpus, sims, k, paper.searchable_text()))
+
+
+def like_text(corpus: Corpus, text: str, chunk_vectors: np.ndarray, k: int) -> SimilarResult:
+    """The `k` papers nearest to pasted text, given the vectors of its chunks."""
+    if len(chunk_vectors) == 0:
+        raise QueryError("the pasted text has no words to compare; paste an abstract")
+    sims = corpus.vectors.passage_match(chunk_vectors)
+    head = " ".join(text.split()[:8])
+    return SimilarResult(head + (" …" if len(text.split()) > 8 else ""), None, _top(corpus, sims, k, text))
+
+
+def shared_terms(lexical: LexicalIndex, a: str, b: str, most: int = 5) -> tuple[str, ...]:
+    """The rarest words (by corpus idf) that both texts use, rarest first.
+
+    Example: shared_terms(ix, "GRPO rollouts help", "rollouts for GRPO") -> ('grpo', 'rollouts')
+    """
+    words_b = {t for w in query_words(b) for t in word_tokens(w)[:1]}
+    by_stem: dict[str, str] = {}
+    for word in query_words(a):
+        stem = (word_tokens(word) or [""])[0]
+        if len(word) > 2 and stem in words_b and len(word) < len(by_stem.get(stem, word + "_")):
+            by_stem[stem] = word  # "bandit" and "bandits" are one shared word, spelled the short way
+    rarity = {w: max(lexical.idf(t) for t in word_tokens(w)) for w in by_stem.values()}
+    # e.g. a word in 20% of N papers has idf log(1 + 0.8N / 0.2N) = log 5 = 1.61: too common to say much
+    ranked = sorted((w for w, idf in rarity.items() if idf >= _RARE_IDF), key=lambda w: (-rarity[w], w))
+    return tuple(ranked[:most])
+
+
+def _top(corpus: Corpus, sims: np.ndarray, k: int, text: str) -> tuple[Neighbour, ...]:
+    order = [int(i) for i in np.argsort(-sims, kind="stable")[:k] if np.isfinite(sims[i])]
+    out = []
+    for i in order:
+        paper = corpus.papers[corpus.paper_ids[i]]
+        shared = shared_terms(corpus.lexical, text, paper.searchable_text())
+        out.append(Neighbour(paper, round(float(sims[i]), 4), shared))
+    return tuple(out)

@@ -1,0 +1,225 @@
+"""The one owner of chromadb: chunk vectors in an embedded store or a Chroma server.
+
+It stores and queries vectors with their chunk metadata; it does not embed text, rank
+papers or know the lexical index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import chromadb
+import numpy as np
+from chromadb.api.client import SharedSystemClient
+from chromadb.config import Settings as ChromaSettings
+from chromadb.errors import ChromaError
+
+from bot.errors import FingerprintError, StoreError, StoreUnavailable
+from bot.store.vectors import ChunkVectors
+from bot.types import Chunk
+
+log = logging.getLogger(__name__)
+
+FINGERPRINT_KEY = "paperbot_fingerprint"
+# Results per Chroma query call; past ~32k its SQLite runs out of variables.
+_MAX_RESULTS_PER_CALL = 16_000
+
+
+@dataclass(frozen=True)
+class ChunkMatch:
+    """A chunk near a query vector."""
+
+    chunk_id: str
+    paper_id: str
+    similarity: float  # cosine similarity, 1 - cosine distance
+
+
+def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
+    settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if url is None:
+        try:
+            return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+        except Exception as exc:  # chromadb raises several kinds for an unusable folder
+            raise StoreError(
+                f"cannot open the Chroma store in {path / 'chroma'}: {exc}; check the folder, or "
+                "choose another with --store"
+            ) from exc
+    parsed = urlparse(url if "://" in url else f"http://{url}")
+    if not parsed.hostname:
+        raise StoreError(f"--chroma-url {url!r} is not a URL; use e.g. http://127.0.0.1:8000")
+    try:
+        client = chromadb.HttpClient(
+            host=parsed.hostname,
+            port=parsed.port or (443 if parsed.scheme == "https" else 8000),
+            ssl=parsed.scheme == "https",
+            settings=settings,
+        )
+        client.heartbeat()
+    except Exception as exc:
+        raise StoreUnavailable(
+            f"cannot reach the Chroma server at {url} ({exc}); start one with "
+            "`chroma run --path DIR --host 127.0.0.1 --port 8000`, or drop --chroma-url to use "
+            "the local store"
+        ) from exc
+    return client
+
+
+class VectorStore:
+    """One Chroma collection of chunk vectors, tagged with the index fingerprint."""
+
+    def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str) -> None:
+        self._path, self._url = path, url
+        self._client = _client(path, url)
+        self.location = url or str(path / "chroma")
+        self._collection = self._client.get_or_create_collection(
+            name=collection,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: fingerprint},
+            embedding_function=None,
+        )
+        stored = (self._collection.metadata or {}).get(FINGERPRINT_KEY)
+        # Kept, not raised here: `ingest --rebuild` must be able to open the store to reset it.
+        self._mismatch: FingerprintError | None = None
+        if stored != fingerprint and self._collection.count() > 0:
+            self._mismatch = FingerprintError(
+                f"the index in {self.location} (collection {collection!r}) was built with other "
+                f"settings (fingerprint {stored}, now {fingerprint}: {describe}); rebuild it with "
+                "`paperbot ingest --rebuild`, or restore the settings it was built with"
+            )
+        self._collection_name = collection
+        self._fingerprint = fingerprint
+
+    def _usable(self) -> chromadb.Collection:
+        """The collection, unless it was built with other settings."""
+        if self._mismatch is not None:
+            raise self._mismatch
+        return self._collection
+
+    def reset(self) -> None:
+        """Drop every vector (for --rebuild)."""
+        self._mismatch = None
+        self._client.delete_collection(self._collection_name)
+        self._collection = self._client.get_or_create_collection(
+            name=self._collection_name,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
+            embedding_function=None,
+        )
+
+    def count(self) -> int:
+        return int(self._usable().count())
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, labels: dict[str, str]) -> None:
+        """Write chunks with their vectors; re-writing the same ids replaces them."""
+        if not chunks:
+            return
+        # No `documents`: Chroma would index every chunk's text for full-text search, which paperbot
+        # never uses (BM25 is bot.lexical), and that costs 60% of the write (docs/ingest.md). The
+        # registry keeps each paper's text; its chunks are cut again when needed.
+        self._usable().upsert(
+            ids=[c.chunk_id for c in chunks],
+            embeddings=vectors,
+            metadatas=[
+                {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")} for c in chunks
+            ],
+        )
+
+    def delete_papers(self, paper_ids: Sequence[str]) -> None:
+        """Remove every chunk of these papers."""
+        for start in range(0, len(paper_ids), 500):
+            batch = list(paper_ids[start : start + 500])
+            self._usable().delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
+
+    def paper_ids(self) -> set[str]:
+        """Ids of the papers that have at least one chunk stored."""
+        found: set[str] = set()
+        offset, page = 0, 5000
+        while True:
+            got = self._usable().get(include=["metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            found.update(str(m["paper_id"]) for m in metas if m)
+            if len(metas) < page:
+                return found
+            offset += page
+
+    def all_vectors(self, page: int = 5000) -> ChunkVectors:
+        """Every stored chunk vector with its chunk and paper id, read from Chroma in pages.
+
+        Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
+        """
+        try:
+            return self._read_all(page)
+        except ChromaError:
+            # Another process (an ingest) wrote to the local store since this one opened it, and
+            # Chroma's in-process view is stale ("Error finding id"): open it afresh, once.
+            log.info("the store changed under this process; opening it again")
+            self._reopen()
+        try:
+            return self._read_all(page)
+        except ChromaError as exc:
+            raise StoreError(
+                f"cannot read the vectors in {self.location} ({exc}); if an ingest is writing to it, "
+                "try again when it finishes"
+            ) from exc
+
+    def _reopen(self) -> None:
+        if self._url is None:
+            SharedSystemClient.clear_system_cache()  # Chroma shares one system per folder and process
+        self._client = _client(self._path, self._url)
+        self._collection = self._client.get_or_create_collection(
+            name=self._collection_name,
+            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
+            embedding_function=None,
+        )
+
+    def _read_all(self, page: int) -> ChunkVectors:
+        chunk_ids: list[str] = []
+        paper_ids: list[str] = []
+        blocks: list[np.ndarray] = []
+        offset = 0
+        while True:
+            got = self._usable().get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            vectors = got.get("embeddings")
+            rows = [i for i, m in enumerate(metas) if m]
+            if rows and vectors is not None:
+                chunk_ids.extend(got["ids"][i] for i in rows)
+                paper_ids.extend(str(metas[i]["paper_id"]) for i in rows)  # type: ignore[index]
+                blocks.append(np.asarray(vectors, dtype=np.float32)[rows])
+            if len(metas) < page:
+                break
+            offset += page
+        matrix = np.concatenate(blocks) if blocks else np.zeros((0, 0), dtype=np.float32)
+        return ChunkVectors(tuple(chunk_ids), tuple(paper_ids), matrix)
+
+    def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
+        """The `n` nearest chunks to each query vector, nearest first.
+
+        Large batches are split: Chroma's SQLite fails with "too many SQL variables" when
+        one call returns more than about 32k results.
+        """
+        total = self.count()
+        if total == 0 or len(vectors) == 0:
+            return [[] for _ in range(len(vectors))]
+        n = min(n, total)
+        step = max(1, _MAX_RESULTS_PER_CALL // n)
+        return [m for start in range(0, len(vectors), step) for m in self._query(vectors[start : start + step], n)]
+
+    def _query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
+        got = self._usable().query(
+            query_embeddings=vectors.tolist(),
+            n_results=n,
+            include=["metadatas", "distances"],
+        )
+        out: list[list[ChunkMatch]] = []
+        for ids, metas, dists in zip(got["ids"], got["metadatas"] or [], got["distances"] or [], strict=True):
+            out.append(
+                [
+                    ChunkMatch(cid, str(meta["paper_id"]), 1.0 - float(dist))
+                    for cid, meta, dist in zip(ids, metas, dists, strict=True)
+                    if meta
+                ]
+            )
+        return out

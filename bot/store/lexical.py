@@ -1,0 +1,245 @@
+"""The one owner of bm25s: a BM25 index over paper texts, saved in the store folder.
+
+Terms come from bot.text.terms (jargon whole and split, stemmed). A second index over
+neighbouring word pairs scores proximity: "IL-6 expression" matches "expression of IL-6" better
+than a paper that mentions the two words far apart. It scores papers and measures query-word
+coverage; it does not fuse scores with dense retrieval (bot.search.retrieve does).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import shutil
+from collections.abc import Collection
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from bot.text import acronyms
+from bot.text.terms import pair_set, pair_tokens, query_pair_tokens, query_words, term_set, tokenize, word_tokens
+
+log = logging.getLogger(__name__)
+# bm25s sets its own logger to DEBUG when imported, which would print on every index build.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
+
+
+# Saved indices record this; bump it when tokenisation changes so they are rebuilt.
+TOKENS_VERSION = 3
+
+
+class LexicalIndex:
+    """BM25 scores for every paper, in a fixed paper order."""
+
+    def __init__(
+        self,
+        paper_ids: list[str],
+        retriever: bm25s.BM25,
+        known: dict[str, str] | None = None,
+        pairs: bm25s.BM25 | None = None,
+    ) -> None:
+        self.paper_ids = paper_ids
+        self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
+        # query words are lower case: "llms" -> pairs of "large language models"
+        self._spelled = {a.lower(): pair_tokens(form) for a, form in self.acronyms.items()}
+        self._bm25 = retriever
+        self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
+        self._position = {pid: i for i, pid in enumerate(paper_ids)}
+        # An empty corpus has no index at all: no vocabulary, no scores.
+        self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
+        self._pair_vocab: dict[str, int] = getattr(pairs, "vocab_dict", None) or {}
+        indptr = np.asarray(retriever.scores["indptr"]) if paper_ids else np.zeros(1)
+        self._df = np.diff(indptr)  # documents containing each vocabulary term
+        self._n = max(1, len(paper_ids))
+        self._unseen_idf = math.log(1 + (self._n + 0.5) / 0.5)
+
+    @classmethod
+    def build(cls, docs: dict[str, str]) -> LexicalIndex:
+        """Index `docs` {paper_id: text}."""
+        ids = sorted(docs)
+        retriever = bm25s.BM25(k1=1.2, b=0.75)
+        pairs = bm25s.BM25(k1=1.2, b=0.75)
+        if ids:
+            retriever.index([tokenize(docs[pid]) or [""] for pid in ids], show_progress=False)
+            pairs.index([pair_tokens(docs[pid]) or [""] for pid in ids], show_progress=False)
+        return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids), pairs if ids else None)
+
+    def expand(self, query: str) -> str:
+        """The query with the acronyms the corpus defines spelled out (for the embedder).
+
+        Example: expand("OPD vs SFT") -> "OPD (on-policy distillation) vs SFT (supervised fine-tuning)"
+        """
+        return acronyms.expand(query, self.acronyms)
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every paper (in `paper_ids` order) for `query`."""
+        terms = [t for t in self.query_terms(query) if t in self._vocab]
+        if not terms or not self.paper_ids:
+            return np.zeros(len(self.paper_ids), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
+
+    def pair_scores(self, query: str) -> np.ndarray:
+        """BM25 over neighbouring word pairs: papers that put the query's words side by side
+        ("IL-6 expression" or "expression of IL-6") score; all zeros for a one-word query."""
+        terms = [t for t in query_pair_tokens(query) if t in self._pair_vocab]
+        if not terms or self._pairs is None:
+            return np.zeros(len(self.paper_ids), dtype=np.float32)
+        return np.asarray(self._pairs.get_scores(terms), dtype=np.float32)
+
+    def query_terms(self, query: str) -> list[str]:
+        """Index terms of a query: each word once, a compound by its stemmed parts.
+
+        The index holds compounds whole and split, but a query matches them by their parts, so
+        "IL-6 expression" also finds "IL6 expression ... IL-6" and "multi-agent" finds "multi
+        agent". Whole compounds still count for coverage and names. On SciFact train this took
+        BM25 from 0.687 to 0.693 nDCG@10 and the hybrid from 0.753 to 0.755 (docs/retrieval.md).
+        Example: query_terms("multi-agent MuJoCo") -> ['multi', 'agent', 'mujoco']
+        """
+        terms: list[str] = []
+        for word in query_words(query):
+            tokens = word_tokens(word)
+            terms.extend([t for t in tokens if t != word] or tokens)
+        return terms
+
+    def doc_freq(self, word: str) -> int:
+        """Number of papers containing `word` (as indexed: compounds whole, parts stemmed).
+
+        Example: doc_freq("GRPO") -> 8 on the seeds
+        """
+        terms = word_tokens(word.lower())
+        tid = self._vocab.get(terms[0]) if terms else None
+        return 0 if tid is None or tid >= len(self._df) else int(self._df[tid])
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of an index term (0 when unknown)."""
+        tid = self._vocab.get(term)
+        if tid is None or tid >= len(self._df):
+            return 0.0
+        df = int(self._df[tid])
+        return math.log(1 + (self._n - df + 0.5) / (df + 0.5))
+
+    def spelled_out(self, word: str) -> list[str]:
+        """Word pairs of the long form the corpus gives acronym `word` (lower case), or [].
+
+        A paper that writes "large language models" contains the query word "LLMs".
+        Example: spelled_out("llms") -> ['languag_larg', 'languag_model']
+        """
+        singular = word[:-1] if word.endswith("s") else word
+        return self._spelled.get(word) or self._spelled.get(singular) or self._spelled.get(f"{singular}s") or []
+
+    def coverage(self, query: str, text: str) -> tuple[float, tuple[str, ...]]:
+        """Idf-weighted share of the query's words found in `text`, and those words.
+
+        Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
+        """
+        present = term_set(text)
+        total = found = 0.0
+        matched: list[str] = []
+        for word in dict.fromkeys(query_words(query)):
+            terms = word_tokens(word)
+            if not terms:
+                continue
+            # a word the corpus never uses is as rare as a word can be
+            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            total += weight
+            long_form = self.spelled_out(word)
+            if (
+                terms[0] in present
+                or all(t in present for t in terms[1:] or terms)
+                or (long_form and all(p in pair_set(text) for p in long_form))
+            ):
+                found += weight
+                matched.append(word)
+        return (found / total if total else 0.0), tuple(matched)
+
+    def word_presence(self, query: str) -> list[tuple[str, float, np.ndarray]]:
+        """For each query word: its idf weight and which papers contain it (bool, `paper_ids` order).
+
+        The same rule as `coverage` (the whole compound, all of its parts, or an acronym's long
+        form word pair by word pair), read from the index instead of re-tokenising every paper,
+        so a whole corpus costs a few array ops.
+        Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
+        """
+        out: list[tuple[str, float, np.ndarray]] = []
+        for word in dict.fromkeys(query_words(query)):
+            terms = word_tokens(word)
+            if not terms:
+                continue
+            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            whole = self._docs_with(terms[0])
+            parts = [self._docs_with(t) for t in terms[1:] or terms]
+            both = np.logical_and.reduce(parts) if parts else whole
+            long_form = [self._docs_with(p, pairs=True) for p in self.spelled_out(word)]
+            spelled = np.logical_and.reduce(long_form) if long_form else np.zeros_like(whole)
+            out.append((word, weight, whole | both | spelled))
+        return out
+
+    @staticmethod
+    def shares(
+        presence: list[tuple[str, float, np.ndarray]], papers: int, among: Collection[str] | None = None
+    ) -> np.ndarray:
+        """Per paper (`papers` of them), from `word_presence`: the idf-weighted share of the query's
+        words it contains, which is `coverage` for every paper at once; all zeros for a query with
+        no index word ("What?"). With `among`, only those query words count as found (their share
+        of the whole query).
+
+        Example: words 'safe' (weight 1) and 'grpo' (weight 3); a paper with only 'grpo' -> 0.75
+        """
+        found = np.zeros(papers, dtype=np.float64)
+        total = sum(weight for _, weight, _ in presence)
+        for word, weight, present in presence:
+            if among is None or word in among:
+                found += weight * present
+        return found / total if total > 0 else found
+
+    def _docs_with(self, term: str, pairs: bool = False) -> np.ndarray:
+        """Which papers contain an index term (or, with `pairs`, a word pair)."""
+        mask = np.zeros(len(self.paper_ids), dtype=bool)
+        index, vocab = (self._pairs, self._pair_vocab) if pairs else (self._bm25, self._vocab)
+        tid = vocab.get(term)
+        if index is None or tid is None:
+            return mask
+        indptr = index.scores["indptr"]
+        if tid + 1 >= len(indptr):
+            return mask
+        mask[np.asarray(index.scores["indices"][indptr[tid] : indptr[tid + 1]], dtype=np.int64)] = True
+        return mask
+
+    def save(self, folder: Path, version: int) -> None:
+        """Persist the index; `version` is the registry version it was built from."""
+        tmp = folder.with_name(folder.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        if self.paper_ids:
+            self._bm25.save(str(tmp / "bm25"))
+        if self._pairs is not None:
+            self._pairs.save(str(tmp / "pairs"))
+        meta = {
+            "version": version,
+            "tokens": TOKENS_VERSION,
+            "ids": self.paper_ids,
+            "acronyms": self.acronyms,
+            "pairs": self._pairs is not None,
+        }
+        (tmp / "index.json").write_text(json.dumps(meta))
+        shutil.rmtree(folder, ignore_errors=True)
+        tmp.rename(folder)
+
+    @classmethod
+    def load(cls, folder: Path, version: int) -> LexicalIndex | None:
+        """The saved index if it was built from registry `version`, else None."""
+        try:
+            meta = json.loads((folder / "index.json").read_text())
+            if meta["version"] != version or not meta["ids"] or meta.get("tokens") != TOKENS_VERSION:
+                return None  # stale, empty, or tokenised the way an earlier version did
+            return cls(
+                meta["ids"],
+                bm25s.BM25.load(str(folder / "bm25")),
+                meta.get("acronyms"),
+                bm25s.BM25.load(str(folder / "pairs")),
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            log.info("lexical index in %s not usable (%s); rebuilding", folder, exc)
+            return None

@@ -1,0 +1,83 @@
+"""Every chunk vector of a store in one array, and its copy in an .npz file beside the store.
+
+Reading ~35k vectors from Chroma takes seconds, so a reader keeps them in a file named by the
+store version it was read at, and the next process loads that instead. It does not talk to
+Chroma (bot.store.chroma) or score anything (bot.store.corpus).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkVectors:
+    """Every stored chunk vector: row i of `matrix` is chunk `chunk_ids[i]` of paper `paper_ids[i]`."""
+
+    chunk_ids: tuple[str, ...]
+    paper_ids: tuple[str, ...]
+    matrix: np.ndarray  # float32, (chunks, dimension), unit length rows
+
+
+class VectorCache:
+    """All chunk vectors of one store version in one .npz file beside the store, read instead of Chroma.
+
+    The file name carries the key (registry version, vector count, index fingerprint), so an
+    ingest, a prune or a rebuild with other settings makes it stale: it is then ignored, and
+    replaced (older files removed) by the next `save`. Written to a temporary file and renamed,
+    so a reader never sees half a file. Example: VectorCache(store, "12-35231-ab12cd").load() -> None
+    the first time, the vectors once saved.
+    """
+
+    _PREFIX = "corpus-vectors-"
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / f"{self._PREFIX}{key}.npz"
+
+    def load(self, expected_rows: int) -> ChunkVectors | None:
+        """The cached vectors, or None when there are none for this key or the file is unreadable."""
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                chunks = ChunkVectors(
+                    tuple(data["chunk_ids"].tolist()), tuple(data["paper_ids"].tolist()), data["matrix"]
+                )
+        except (OSError, KeyError, ValueError) as exc:
+            if self.path.exists():
+                log.warning("ignoring the unreadable vector cache %s: %s", self.path, exc)
+            return None
+        rows = len(chunks.chunk_ids)
+        if rows != expected_rows or len(chunks.paper_ids) != rows or chunks.matrix.shape[0] != rows:
+            return None
+        return chunks
+
+    def save(self, chunks: ChunkVectors) -> None:
+        """Keep `chunks` for the next process; a store that cannot be written to is only logged."""
+        tmp: Path | None = None
+        try:
+            handle, name = tempfile.mkstemp(dir=self.folder, prefix=".tmp-vectors-", suffix=".npz")
+            tmp = Path(name)
+            with os.fdopen(handle, "wb") as f:
+                np.savez(
+                    f,
+                    chunk_ids=np.array(chunks.chunk_ids, dtype=str),
+                    paper_ids=np.array(chunks.paper_ids, dtype=str),
+                    matrix=np.asarray(chunks.matrix, dtype=np.float32),
+                )
+            os.chmod(tmp, 0o644)  # mkstemp makes it private; the store's other files are readable
+            os.replace(tmp, self.path)
+            for old in self.folder.glob(f"{self._PREFIX}*.npz"):
+                if old != self.path:
+                    old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("could not cache the corpus vectors in %s: %s", self.folder, exc)
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)

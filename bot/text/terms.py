@@ -1,0 +1,137 @@
+"""Words and index terms of text: how a paper or a question is cut into the terms lexical search uses.
+
+Jargon stays whole ("cal-spi", "χ-bench", "fp4") and its stemmed parts are also terms ("cal",
+"spi"), so both spellings match; neighbouring word pairs serve proximity scoring. Questions
+lose the words of how they are asked ("which papers", "as part of"). It builds no index and
+scores nothing (bot.store.lexical does).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from functools import lru_cache
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+
+def _listed(text: str) -> frozenset[str]:
+    """Example: _listed("what which\nwho") -> frozenset({'what', 'which', 'who'})"""
+    return frozenset(text.split())
+
+
+_WORD = re.compile(r"[\w\u0370-\u03ff]+(?:[-.+/][\w\u0370-\u03ff]+)*")
+# Latin abbreviations too: "e.g." would otherwise be a word ("e.g"), matching half the corpus.
+STOPWORDS = frozenset(STOPWORDS_EN) | _listed("we our us paper papers propose proposed e.g i.e etc cf vs viz et al")
+# Words of how a question is asked, not of what it is about; dropped from queries only.
+QUESTION_WORDS = _listed(
+    """
+    what which who whom whose when where why how does do did doing is are was were can could would
+    should may might any some there here i me my you your about tell explain describe show find list
+    give get work works study studies article articles abstract abstracts research approach approaches
+    method methods use uses using used has have had been being from than so very also more most other
+    others its it's them those one ones like way ways summarize summarise summary overview compare
+    comparison propose proposes proposed introduce introduces
+    """
+)
+# Set phrases of how a question is worded: "part" in "as part of" or "time" in "at the same time"
+# says nothing about the topic. Dropped from queries only.
+_PHRASES = re.compile(
+    r"(?i)\b(?:as part of|as well as|at the same time|in terms of|with respect to|in order to|"
+    r"in the context of|on top of|deals? with|dealing with|takes? into account|accounts? for)\b"
+)
+_VOWELS = frozenset("aeiouy")
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """Snowball's English stem, with plural acronyms made singular, which Snowball leaves alone
+    (it strips an s only after a vowel), so "LLMs" matches "LLM-based".
+
+    Example: [stem(w) for w in ["models", "llms", "gnns", "gans", "class"]] -> ['model', 'llm', 'gnn', 'gan', 'class']
+    """
+    stemmed = _stemmer().stemWord(word)
+    if len(stemmed) >= 3 and stemmed[-1] == "s" and stemmed[-2] != "s" and not _VOWELS & set(stemmed[:-1]):
+        return stemmed[:-1]
+    return stemmed
+
+
+def words(text: str) -> list[str]:
+    """Surface words of `text`, lower case, jargon kept whole.
+
+    Example: words("Cal-SPI beats GRPO.") -> ['cal-spi', 'beats', 'grpo']
+    """
+    return [w.strip(".") for w in _WORD.findall(text.lower()) if w.strip(".")]
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a query that say what it is about: question words and set phrases dropped.
+
+    Example: query_words("Which papers use GRPO as part of training?") -> ['grpo', 'training']
+    """
+    return [w for w in words(_PHRASES.sub(" ", text)) if w not in QUESTION_WORDS and w not in STOPWORDS]
+
+
+def word_tokens(word: str) -> list[str]:
+    """Index terms of one word: the whole compound and its stemmed parts, stopwords dropped.
+
+    Example: word_tokens("cal-spi") -> ['cal-spi', 'cal', 'spi']
+    """
+    if word in STOPWORDS:
+        return []
+    parts = [p for p in re.split(r"[-.+/]", word) if p]
+    out: list[str] = []
+    if len(parts) > 1:
+        out.append(word)
+    out.extend(stem(p) for p in parts if p not in STOPWORDS and (len(p) > 1 or p.isdigit()))
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """All index terms of `text`. Example: tokenize("Safe RL agents") -> ['safe', 'rl', 'agent']"""
+    return [t for w in words(text) for t in word_tokens(w)]
+
+
+def tokenize_query(text: str) -> list[str]:
+    """Index terms of a query, question words dropped.
+
+    Example: tokenize_query("Which papers use GRPO?") -> ['grpo']
+    """
+    return [t for w in query_words(text) for t in word_tokens(w)]
+
+
+def _pairs(words: list[str]) -> list[str]:
+    stems = [stem(w) for w in words]
+    return ["_".join(sorted(pair)) for pair in itertools.pairwise(stems)]
+
+
+def pair_tokens(text: str) -> list[str]:
+    """Neighbouring word pairs of `text`, stemmed, in either order, stopwords skipped.
+
+    Example: pair_tokens("expression of the IL-6 gene") -> ['express_il-6', 'gene_il-6']
+    """
+    return _pairs([w for w in words(text) if w not in STOPWORDS])
+
+
+def query_pair_tokens(text: str) -> list[str]:
+    """Neighbouring pairs of a query's content words. Example: query_pair_tokens("Which papers use GRPO?") -> []"""
+    return _pairs(query_words(text))
+
+
+@lru_cache(maxsize=20000)
+def term_set(text: str) -> frozenset[str]:
+    """The index terms of `text` as a set, cached: papers are checked against many queries, and
+    tokenising each abstract once is enough."""
+    return frozenset(tokenize(text))
+
+
+@lru_cache(maxsize=20000)
+def pair_set(text: str) -> frozenset[str]:
+    """The neighbouring word pairs of `text` as a set, cached like `term_set`."""
+    return frozenset(pair_tokens(text))

@@ -1,0 +1,121 @@
+"""Serving the chat UI: checks the address, builds the app over the core's callables and runs it on
+loopback (never a public share link). The core is described structurally (`Core`), so the UI
+never imports the app.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
+
+from bot.errors import PaperbotError
+from bot.progress import Progress
+from bot.types import Answer, IngestReport, ReadingList, TriageResult
+from bot.ui import views
+from bot.ui.build import build, quiet_gradio
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+
+class Core(Protocol):
+    """What `serve` needs of bot.app.Paperbot; structural, so the UI never imports the app
+    (which imports ingest)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer: ...
+
+    def ask_stream(
+        self, question: str, generator: str | None = None, previous: Answer | None = None
+    ) -> Iterator[str | Answer]: ...
+
+    def ingest(self, *, progress: Progress | None = None) -> IngestReport: ...
+
+    def paper_count(self) -> int: ...
+
+    def triage(self, topic: str) -> TriageResult: ...
+
+    def reading_list(self, name: str) -> ReadingList: ...
+
+    def list_names(self) -> list[tuple[str, int]]: ...
+
+    def add_to_list(self, name: str, refs: list[str]) -> int: ...
+
+    def remove_from_list(self, name: str, refs: list[str]) -> int: ...
+
+    def export(
+        self, fmt: str, list_name: str | None = None, topic: str | None = None, refs: list[str] | None = None
+    ) -> str: ...
+
+
+def library_of(core: Core) -> views.Library:
+    """The core's triage, reading-list and export calls as the callables the tabs take."""
+    return views.Library(
+        triage=core.triage,
+        reading_list=core.reading_list,
+        list_names=core.list_names,
+        add_to_list=core.add_to_list,
+        remove_from_list=core.remove_from_list,
+        export_papers=lambda fmt, ids: core.export(fmt, refs=ids),
+        export_list=lambda fmt, name: core.export(fmt, list_name=name),
+    )
+
+
+def _check_address(host: str, port: int) -> None:
+    """Fail early, saying which of host and port is wrong, before Gradio tries (and says less)."""
+    if not 1 <= port <= 65535:
+        raise PaperbotError(f"--port {port}: give a port from 1 to 65535 (default 7860)")
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+        with socket.create_server((host, port), family=family):  # ::1 and :: are IPv6
+            pass
+    except OSError as exc:
+        if exc.errno is not None and exc.errno < 0:  # the resolver's codes are negative
+            raise PaperbotError(f"--host {host}: not a known host name or address; try --host 127.0.0.1") from exc
+        if exc.errno == errno.EADDRINUSE:
+            why = "the port is in use; pass --port with a free port"
+        elif exc.errno == errno.EADDRNOTAVAIL:
+            why = "that address is not one of this machine's; pass --host 127.0.0.1 (or 0.0.0.0 for every interface)"
+        elif exc.errno == errno.EACCES:
+            why = "not allowed (ports below 1024 need root); pass --port 7860 or another above 1023"
+        else:
+            why = f"{exc.strerror or exc}; pass another --host or --port"
+        raise PaperbotError(f"cannot serve the chat UI on {host}:{port}: {why}") from exc
+
+
+def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """Run the UI on host:port until interrupted; never creates a public share link."""
+    _check_address(host, port)
+    quiet_gradio()
+    demo = build(
+        bot.ask,
+        lambda progress: bot.ingest(progress=progress),
+        bot.paper_count,
+        library_of(bot),
+        ask_stream=bot.ask_stream,
+        generator=bot.settings.generator.backend,
+    )
+    try:
+        _, local_url, _ = demo.launch(
+            server_name=host,
+            server_port=port,
+            share=False,
+            inbrowser=False,
+            prevent_thread_lock=True,  # so the URL is printed once the port is bound
+            quiet=True,
+            ssr_mode=False,  # server-side rendering needs Node; plain serving does not
+            mcp_server=False,
+            footer_links=["api"],  # gradio_client users find the /ask endpoint here
+        )
+    except OSError as exc:
+        # Gradio's own message suggests GRADIO_SERVER_PORT; paperbot users pass --port.
+        raise PaperbotError(
+            f"cannot serve the chat UI on {host}:{port}: the port is in use or not allowed; "
+            "pass --port with a free port"
+        ) from exc
+    print(f"paperbot: chat UI running at {local_url} (Ctrl+C to stop)", flush=True)
+    demo.block_thread()

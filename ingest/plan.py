@@ -1,0 +1,132 @@
+"""What an ingest run will do, decided before anything is written: the distinct papers in the files
+read (one per normalised abstract, every source kept), which of them are new, edited, unchanged
+or gone compared with the store, and labels for the new ones. It writes nothing and embeds
+nothing (ingest.pipeline does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bot.text.normalise import content_hash, display, normalised, paper_id
+from bot.types import Paper
+from ingest import labels
+from ingest.readers import RawRecord
+
+
+@dataclass
+class Plan:
+    embed: list[Paper]  # new or changed content
+    keep: list[Paper]  # unchanged content, metadata or sources refreshed
+    remove: list[str]
+    removed: int  # papers gone, not counting those replaced by their edited version
+    added: int
+    updated: int
+    unchanged: int
+    stale: int
+
+
+def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
+    """Distinct papers from records: one per normalised abstract, all sources kept.
+
+    Example: the same abstract in two seed files -> one Paper with two sources.
+    """
+    papers: dict[str, Paper] = {}
+    for rec in records:
+        pid = paper_id(rec.text)
+        old = papers.get(pid)
+        if old is None:
+            papers[pid] = Paper(
+                paper_id=pid,
+                text=rec.text,
+                display=display(rec.text),
+                label="",
+                content_hash="",
+                sources=(rec.source,),
+                title=rec.title,
+                authors=rec.authors,
+                year=rec.year,
+                venue=rec.venue,
+                url=rec.url,
+            )
+            continue
+        papers[pid] = replace(
+            old,
+            sources=(*old.sources, rec.source),
+            title=old.title or rec.title,
+            authors=old.authors or rec.authors,
+            year=old.year or rec.year,
+            venue=old.venue or rec.venue,
+            url=old.url or rec.url,
+        )
+    return {pid: replace(p, content_hash=content_hash(normalised(p.text), p.title)) for pid, p in papers.items()}
+
+
+def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[str], prune: bool) -> Plan:
+    slots_now = {s.slot(): pid for pid, p in found.items() for s in p.sources}
+    embed: list[Paper] = []
+    keep: list[Paper] = []
+    remove: list[str] = []
+    added = updated = unchanged = stale = edited = 0
+    replaced: set[str] = set()
+
+    for pid, old in stored.items():
+        if pid in found:
+            continue
+        outside = [s for s in old.sources if s.file not in files]
+        if prune:
+            outside = [s for s in outside if Path(s.file).exists()]
+        took_slot = [s for s in old.sources if s.file in files and s.slot() in slots_now]
+        if took_slot and not outside:
+            replaced.update(slots_now[s.slot()] for s in took_slot)
+            remove.append(pid)
+        elif len(outside) == len(old.sources):
+            # Not in the files read this time: untouched, but say so if its files are gone.
+            if not prune and not any(Path(s.file).exists() for s in old.sources):
+                stale += 1
+            continue
+        elif prune and not outside:
+            remove.append(pid)
+        elif prune:
+            keep.append(replace(old, sources=tuple(outside)))
+        else:
+            stale += 1
+
+    for pid, new in found.items():
+        if pid not in stored:
+            embed.append(new)
+            if pid in replaced:
+                updated += 1
+                edited += 1
+            else:
+                added += 1
+            continue
+        old = stored[pid]
+        others = tuple(s for s in old.sources if s.file not in files and (not prune or Path(s.file).exists()))
+        merged = replace(new, label=old.label, sources=(*new.sources, *others))
+        if old.content_hash != new.content_hash:
+            embed.append(merged)
+            updated += 1
+        else:
+            unchanged += 1
+            if merged != old:
+                keep.append(merged)
+    # e.g. one abstract edited: its old id is removed, yet the report says 1 updated, 0 removed
+    return Plan(embed, keep, remove, len(remove) - edited, added, updated, unchanged, stale)
+
+
+def label_new(plan: Plan, stored: dict[str, Paper]) -> list[Paper]:
+    removed = set(plan.remove)
+    taken = {p.label for pid, p in stored.items() if pid not in removed and p.label}
+    need = {p.paper_id: p.display for p in plan.embed if not p.label}
+    titles = {p.paper_id: p.title for p in plan.embed if p.title}
+    fresh = labels.assign(need, taken, titles)
+    return [replace(p, label=p.label or fresh[p.paper_id]) for p in plan.embed]
+
+
+def stale_warning(stale: int) -> str:
+    if stale == 1:
+        return "1 stored paper is no longer in the file it came from; `paperbot ingest --prune` removes it"
+    return f"{stale} stored papers are no longer in the files they came from; `paperbot ingest --prune` removes them"

@@ -1,0 +1,166 @@
+"""BM25 index: jargon-aware tokenisation and exact rankings on a small corpus."""
+
+import json
+import math
+
+import pytest
+
+from bot.store.lexical import LexicalIndex
+from bot.text.terms import pair_tokens, query_pair_tokens, query_words, stem, tokenize
+
+DOCS = {
+    "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
+    "b": "GRPO with FP4 rollouts speeds up reinforcement learning for language models.",
+    "c": "A benchmark for healthcare agents, χ-Bench, with long-horizon tasks.",
+    "d": "Reinforcement learning agents learn policies from rewards in games.",
+}
+
+
+def test_jargon_is_kept_whole_and_split():
+    terms = tokenize("Cal-SPI and FP4 on χ-Bench")
+    assert "cal-spi" in terms and "cal" in terms and "spi" in terms
+    assert "fp4" in terms and "χ-bench" in terms
+
+
+def test_question_words_are_not_query_terms():
+    assert query_words("Which papers use GRPO?") == ["grpo"]
+
+
+def test_exact_ranking_on_small_corpus():
+    index = LexicalIndex.build(DOCS)
+    ranked = lambda q: [index.paper_ids[i] for i in (-index.scores(q)).argsort()]  # noqa: E731
+    assert ranked("Cal-SPI")[0] == "a"
+    assert ranked("GRPO FP4 rollouts")[0] == "b"
+    assert ranked("χ-Bench healthcare")[0] == "c"
+    assert ranked("reinforcement learning agents")[:2] == ["d", "b"]
+
+
+def test_scores_match_bm25_formula_oracle():
+    """Lucene BM25 (k1=1.2, b=0.75, no (k1+1) factor) computed by hand for a one-term query."""
+    index = LexicalIndex.build(DOCS)
+    docs = {pid: tokenize(text) for pid, text in DOCS.items()}
+    avg = sum(len(t) for t in docs.values()) / len(docs)
+    df = sum("reinforc" in t for t in docs.values())
+    idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    scores = index.scores("reinforcement")
+    for i, pid in enumerate(index.paper_ids):
+        tf = docs[pid].count("reinforc")
+        expected = idf * tf / (tf + 1.2 * (0.25 + 0.75 * len(docs[pid]) / avg))
+        assert scores[i] == pytest.approx(expected, rel=1e-4)
+
+
+def test_coverage_weights_rare_words_and_unknown_query():
+    index = LexicalIndex.build(DOCS)
+    share, matched = index.coverage("GRPO cake", DOCS["b"])
+    assert matched == ("grpo",)
+    assert 0.3 < share < 0.7
+    assert index.scores("chocolate cake").sum() == 0
+
+
+def test_save_and_load_round_trip(tmp_path):
+    index = LexicalIndex.build(DOCS)
+    index.save(tmp_path / "lex", version=7)
+    loaded = LexicalIndex.load(tmp_path / "lex", version=7)
+    assert loaded is not None and loaded.paper_ids == index.paper_ids
+    assert list(loaded.scores("GRPO")) == pytest.approx(list(index.scores("GRPO")))
+    query = "safe policy improvement"
+    assert list(loaded.pair_scores(query)) == pytest.approx(list(index.pair_scores(query)))
+    assert LexicalIndex.load(tmp_path / "lex", version=8) is None
+
+
+def test_an_index_tokenised_the_old_way_is_rebuilt(tmp_path):
+    LexicalIndex.build(DOCS).save(tmp_path / "lex", version=7)
+    meta_path = tmp_path / "lex" / "index.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["tokens"]  # as saved before plural acronyms were stemmed (and before word pairs existed)
+    meta_path.write_text(json.dumps(meta))
+    assert LexicalIndex.load(tmp_path / "lex", version=7) is None
+
+
+def test_plural_acronyms_match_their_singular():
+    assert [stem(w) for w in ["llms", "gnns", "dqns", "models", "gans", "class", "gps"]] == [
+        "llm",
+        "gnn",
+        "dqn",
+        "model",
+        "gan",
+        "class",
+        "gp",
+    ]
+    index = LexicalIndex.build({**DOCS, "e": "An LLM-based recommender.", "f": "Recommender models."})
+    ranked = [index.paper_ids[i] for i in (-index.scores("LLMs for recommenders")).argsort()]
+    assert ranked[0] == "e"
+    assert index.coverage("LLMs", "An LLM-based recommender.")[0] == 1.0
+
+
+def test_word_pairs_are_neighbours_in_either_order():
+    assert pair_tokens("IL-6 expression rises") == pair_tokens("rises expression IL-6")[::-1]
+    assert pair_tokens("the expression of IL-6") == ["express_il-6"]  # stopwords between do not separate
+    assert query_pair_tokens("Which papers use GRPO?") == []
+
+
+def test_papers_with_the_words_side_by_side_score_on_proximity():
+    index = LexicalIndex.build(
+        {
+            "near": "Policy improvement that is safe under calibrated trust.",
+            "far": "A safe policy for robots. Improvement of runtime comes from caching.",
+            "none": "Penguin colonies counted from drone images.",
+        }
+    )
+    scores = dict(zip(index.paper_ids, index.pair_scores("policy improvement"), strict=True))
+    assert scores["near"] > 0 and scores["far"] == 0 and scores["none"] == 0
+    assert not index.pair_scores("policy").any()  # one word has no pairs
+
+
+def test_empty_index_scores_nothing():
+    index = LexicalIndex.build({})
+    assert len(index.scores("anything")) == 0
+    assert index.coverage("anything", "anything at all")[1] == ("anything",)
+
+
+def test_a_query_matches_compounds_by_their_parts():
+    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate many agents."})
+    assert index.query_terms("multi-agent MuJoCo") == ["multi", "agent", "mujoco"]
+    assert index.query_terms("Cal-SPI") == ["cal", "spi"]
+    assert index.query_terms("zeta-omega") == ["zeta", "omega"]
+    # a paper writing the compound without its hyphen is found by the parts
+    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate.", "f": "A multi agent benchmark."})
+    ranked = [index.paper_ids[i] for i in (-index.scores("multi-agent benchmark")).argsort()]
+    assert ranked[0] == "f"
+    assert index.coverage("Cal-SPI", DOCS["a"])[1] == ("cal-spi",)  # coverage still sees it whole
+    assert index.doc_freq("GRPO") == 1 and index.doc_freq("nonexistent") == 0
+
+
+def test_an_acronym_matches_papers_that_spell_it_out():
+    docs = {
+        "def": "Large language models (LLMs) write code.",
+        "spelled": "Recommenders built on large language models.",
+        "loose": "Large-scale recommenders; language is one of many models' inputs.",
+        "none": "Recommenders built on matrix factorisation.",
+    }
+    index = LexicalIndex.build(docs)
+    assert index.spelled_out("llms") == index.spelled_out("llm") == ["languag_larg", "languag_model"]
+    present = {word: dict(zip(index.paper_ids, p, strict=True)) for word, _, p in index.word_presence("LLMs")}
+    # the long form must appear as neighbouring words, not scattered
+    assert present["llms"] == {"def": True, "spelled": True, "loose": False, "none": False}
+    assert index.coverage("LLMs", docs["spelled"]) == (1.0, ("llms",))
+    assert index.coverage("LLMs", docs["loose"])[0] == 0.0
+
+
+def test_latin_abbreviations_and_question_verbs_are_not_words():
+    assert tokenize("methods, e.g. PPO, vs. DQN (Mnih et al.), i.e. Q-learning") == [
+        "method",
+        "ppo",
+        "dqn",
+        "mnih",
+        "q-learning",
+        "learn",
+    ]
+    assert query_words("papers doing recs, e.g. with LLMs") == ["recs", "llms"]
+
+
+def test_set_phrases_of_a_question_are_not_query_words():
+    assert query_words("Which papers use deep Q-learning as part of their method?") == ["deep", "q-learning"]
+    assert query_words("a reward that works at the same time") == ["reward"]
+    assert query_words("Which papers deal with power grids?") == ["power", "grids"]
+    assert query_words("part segmentation in time") == ["part", "segmentation", "time"]  # the words alone stay
