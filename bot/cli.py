@@ -206,7 +206,8 @@ def _run(args: argparse.Namespace) -> int:
         from bot.ui.serve import serve
 
         port = args.port if args.port is not None else settings.ui.port
-        serve(Paperbot(settings), host=args.host or settings.ui.host, port=port)
+        bot = Paperbot(settings)
+        serve(bot, _ingest_seeds(bot), host=args.host or settings.ui.host, port=port)
         return 0
     if args.command == "eval":
         return _eval(args, settings)
@@ -214,7 +215,8 @@ def _run(args: argparse.Namespace) -> int:
         return _library(args, settings)
     bot = Paperbot(settings)
     if args.command == "ingest":
-        report = bot.ingest(
+        report = _ingest(
+            bot,
             [p for p in args.paths] or None,
             prune=args.prune,
             rebuild=args.rebuild,
@@ -284,7 +286,7 @@ def _previous(path: Path | None, bot: Any) -> Any:
             f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"
         )
     try:
-        return followup.previous_answer(turns, bot.registry.papers())
+        return followup.previous_answer(turns, bot.papers())
     except QueryError as exc:
         raise QueryError(f"--history {path}: {exc}") from exc
 
@@ -348,21 +350,24 @@ def _eval(args: argparse.Namespace, settings: Any) -> int:
         try:
             # The corpus gets its own embedded store, so it never mixes with the papers of --store.
             bot = Paperbot(settings.model_copy(update={"store": store, "chroma_url": None}))
-            ingested = bot.ingest([data.corpus], prune=True, progress=progress.reporter())
+            ingested = _ingest(bot, [data.corpus], prune=True, progress=progress.reporter())
         except FingerprintError as exc:
             raise FingerprintError(
                 f"the evaluation store {store} was built with other embedding or chunk settings; it holds "
                 f"only {data.corpus}, so delete it (rm -r {store}) and run `paperbot eval` again to "
                 "re-embed the corpus, or pass --eval-store DIR"
             ) from exc
-        report = evaluate_beir(bot, data, ingested, limit=args.limit)
+        report = evaluate_beir(bot.searcher, data, ingested, limit=args.limit)
     else:
         if args.split is not None or args.eval_store is not None:
             raise QueryError("--split and --eval-store apply to BEIR folders; a question file runs on --store")
         questions = beir.read_questions(path)
         offtopic = beir.read_questions(args.offtopic, offtopic=True) if args.offtopic else []
         judgments = beir.read_judgments(args.judged) if args.judged else None
-        report = evaluate_questions(Paperbot(settings), questions, offtopic, args.answers, args.limit, judgments)
+        bot = Paperbot(settings)
+        report = evaluate_questions(
+            bot.searcher, bot.ask_many, questions, offtopic, args.answers, args.limit, judgments
+        )
     if args.report is not None:
         try:
             args.report.write_text(report.markdown(), encoding="utf-8")
@@ -467,6 +472,40 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("paperbot: interrupted; what was already written is kept", file=sys.stderr)
         return 130
+
+
+# --- Ingest wiring: the CLI is the only part of bot that imports ingest ---
+
+
+def _ingest(
+    bot: Any,
+    paths: list[Path] | None = None,
+    *,
+    prune: bool = False,
+    rebuild: bool = False,
+    skip_bad: bool = False,
+    encoding: str = "utf-8",
+    progress: Any = None,
+) -> Any:
+    """Run the ingest pipeline into `bot`'s store: `paths`, or by default the bundled seeds."""
+    from ingest import pipeline
+
+    return pipeline.run(
+        paths or [bot.settings.seeds],
+        bot.settings,
+        bot.store,
+        bot.embedder.fresh,  # straight from the model: thousands of chunks would only churn the cache
+        prune=prune,
+        rebuild=rebuild,
+        skip_bad=skip_bad,
+        encoding=encoding,
+        progress=progress,
+    )
+
+
+def _ingest_seeds(bot: Any) -> Any:
+    """The UI's `ingest_seeds(progress)`: the bundled seeds into `bot`'s store."""
+    return lambda progress: _ingest(bot, progress=progress)
 
 
 if __name__ == "__main__":

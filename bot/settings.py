@@ -7,8 +7,6 @@ a double underscore, e.g. `PAPERBOT_RETRIEVAL__K=20`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from pathlib import Path
 from typing import Literal
@@ -24,7 +22,7 @@ BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
 class EmbedSettings(BaseModel):
-    """How text becomes vectors (part of the index fingerprint)."""
+    """How text becomes vectors (the model and its input limit are part of the index fingerprint)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -38,6 +36,13 @@ class EmbedSettings(BaseModel):
         16, ge=1, description="Texts embedded per forward pass; 16 was fastest on 2 CPU cores (docs/ingest.md)."
     )
     max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
+    cache_size: int = Field(
+        20_000,
+        ge=1,
+        description="Recently embedded texts (questions, abstract sentences) whose vectors are kept in memory: "
+        "384 float32 each, so 20,000 take about 31 MB, room for the sentences of every paper a long chat "
+        "cites. Not part of the index fingerprint.",
+    )
 
 
 class ChunkSettings(BaseModel):
@@ -123,6 +128,14 @@ class RetrievalSettings(BaseModel):
     )
     expand_acronyms: bool = Field(
         True, description="Spell out the query's acronyms, as the corpus defines them, before embedding it."
+    )
+    filter_coverage: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A follow-up that narrows earlier papers ('which of these use MuJoCo?') keeps those "
+        "containing at least this share of its words (the idf-weighted coverage of search). Set by hand; "
+        "on the seeds it keeps exactly the earlier papers naming MuJoCo (tests/bot/search/test_followup.py).",
     )
     coverage_weight: float = Field(
         0.5,
@@ -299,30 +312,3 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError(
             "; ".join(problems) + "; fix or unset the variable (bot/settings.py describes each setting)"
         ) from exc
-
-
-# Bump when normalisation or chunking code changes what is stored for the same settings.
-INDEX_FORMAT = 2
-
-
-def index_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
-    """Hash of every setting that decides what is stored; saved beside the index.
-
-    Example: index_fingerprint(EmbedSettings(), ChunkSettings()) -> '3f9a...' (16 hex digits)
-    """
-    decisive = {
-        "format": INDEX_FORMAT,
-        "model": embed.model,
-        "max_word_pieces": embed.max_word_pieces,
-        "chunk": chunk.model_dump(),
-    }
-    blob = json.dumps(decisive, sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def describe_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
-    """Human description of what the fingerprint covers, for error messages."""
-    return (
-        f"model={embed.model}, chunk max_tokens={chunk.max_tokens}, "
-        f"overlap={chunk.overlap_sentences}, encoding={chunk.encoding}, format={INDEX_FORMAT}"
-    )

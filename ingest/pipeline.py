@@ -16,13 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.errors import FingerprintError
 from bot.progress import Progress
-from bot.settings import Settings, describe_fingerprint, index_fingerprint
-from bot.store import lock as storelock
-from bot.store.chroma import VectorStore
-from bot.store.lexical import LexicalIndex
-from bot.store.registry import Registry
+from bot.settings import Settings
+from bot.store import Store
 from bot.text.chunking import paper_chunks
 from bot.text.wording import plural
 from bot.types import IngestReport, Paper
@@ -39,8 +35,7 @@ _SLICE = 128
 def run(
     paths: list[Path],
     settings: Settings,
-    registry: Registry,
-    store: VectorStore,
+    store: Store,
     embed: Embed,
     prune: bool = False,
     rebuild: bool = False,
@@ -50,46 +45,35 @@ def run(
 ) -> IngestReport:
     """Bring the store in line with `paths`; returns what changed.
 
-    Holds the store's write lock throughout: a second ingest into the same store fails at once
-    with a message instead of corrupting it.
+    `embed` should be the model itself, not a cache of recent vectors (thousands of chunks would
+    only churn through it). Holds the store's write lock throughout: a second ingest into the same
+    store fails at once with a message instead of corrupting it.
     """
     started = time.perf_counter()
-    with storelock.writing(registry.folder):
+    with store.writing():
         read = read_paths(paths, encoding=encoding, skip_bad=skip_bad)
-        return _write(read, started, settings, registry, store, embed, prune, rebuild, progress)
+        return _write(read, started, settings, store, embed, prune, rebuild, progress)
 
 
 def _write(
     read: ReadResult,
     started: float,
     settings: Settings,
-    registry: Registry,
-    store: VectorStore,
+    store: Store,
     embed: Embed,
     prune: bool,
     rebuild: bool,
     progress: Progress | None,
 ) -> IngestReport:
     found = merge_records(read.records)
-    fingerprint = index_fingerprint(settings.embed, settings.chunk)
-    stored_print = registry.get_meta("fingerprint")
-    if rebuild:
-        store.reset()
-        registry.write(delete=list(registry.papers()))
-    elif stored_print not in (None, fingerprint) and registry.papers():
-        raise FingerprintError(
-            f"the store was built with other settings (fingerprint {stored_print}, now "
-            f"{fingerprint}: {describe_fingerprint(settings.embed, settings.chunk)}); rebuild "
-            "it with `paperbot ingest --rebuild`"
-        )
-    registry.set_meta("fingerprint", fingerprint)
-    stored = registry.papers()
+    store.prepare_write(rebuild)  # a store built with other settings is refused here, unless rebuilt
+    stored = store.papers()
     files = {str(f) for f in read.files}
     plan = plan_changes(found, stored, files, prune)
     warnings = list(read.warnings)
 
     # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed.
-    have_vectors = store.paper_ids() if stored else set()
+    have_vectors = store.vector_paper_ids() if stored else set()
     planned = {p.paper_id for p in plan.embed} | set(plan.remove)
     lost = [p for pid, p in stored.items() if pid not in have_vectors and pid not in planned]
     if lost:
@@ -100,18 +84,17 @@ def _write(
         plan.embed.extend(fresh_lost.get(p.paper_id, p) for p in lost)
 
     if plan.remove:
-        registry.write(delete=plan.remove)
-        store.delete_papers(plan.remove)
+        store.remove_papers(plan.remove)
     to_embed = label_new(plan, stored)
-    _embed_and_write(to_embed, settings, registry, store, embed, progress)
+    _embed_and_write(to_embed, settings, store, embed, progress)
     if plan.keep:
-        registry.write(upsert=plan.keep)
+        store.update_papers(plan.keep)
     if plan.embed or plan.remove or plan.keep or rebuild:
-        refresh_lexical(registry)
+        store.refresh_lexical()
     if plan.stale:
         warnings.append(stale_warning(plan.stale))
     return IngestReport(
-        papers=len(registry.papers()),
+        papers=len(store.papers()),
         added=plan.added,
         updated=plan.updated,
         removed=plan.removed,
@@ -125,8 +108,7 @@ def _write(
 def _embed_and_write(
     papers: list[Paper],
     settings: Settings,
-    registry: Registry,
-    store: VectorStore,
+    store: Store,
     embed: Embed,
     progress: Progress | None,
 ) -> None:
@@ -157,11 +139,8 @@ def _embed_and_write(
         for first in range(0, len(part), batch):
             group = part[first : first + batch]
             chunks = [c for cs in chunked[first : first + batch] for c in cs]
-            # An updated paper may have had more chunks before: clear them first.
-            store.delete_papers([p.paper_id for p in group])
-            store.upsert(chunks, vectors[row : row + len(chunks)], {p.paper_id: p.label for p in group})
+            store.write_papers(group, chunks, vectors[row : row + len(chunks)])
             row += len(chunks)
-            registry.write(upsert=group)
             done += len(group)
             show(done)
 
@@ -189,14 +168,3 @@ def _embed_longest_first(
     vectors = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
     vectors[order] = np.concatenate(parts)
     return vectors
-
-
-def lexical_index(papers: dict[str, Paper]) -> LexicalIndex:
-    """The BM25 index of `papers` (title and abstract of each), as ingest saves it."""
-    return LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
-
-
-def refresh_lexical(registry: Registry) -> None:
-    """Rebuild and save the lexical index for the registry's current content."""
-    index = lexical_index(registry.papers())
-    index.save(registry.folder / "lexical", registry.version())

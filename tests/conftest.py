@@ -24,6 +24,7 @@ from bot.cli import main as cli_main
 from bot.settings import BUNDLED_SEEDS, Settings
 from bot.store.registry import Registry
 from bot.types import IngestReport, Paper
+from ingest import pipeline
 
 # Small invented abstracts, each about something no seed paper covers; they embed in well under
 # a second. Keys are the labels ingest gives them.
@@ -89,6 +90,22 @@ def settings_for(seeds_dir: Path) -> Callable[..., Settings]:
     return make
 
 
+def ingest_into(target: Paperbot | Settings, paths: list[Path] | None = None, **options: Any) -> IngestReport:
+    """Run the ingest pipeline into a Paperbot's store (or a new one's for Settings), as `paperbot
+    ingest` does: `paths`, or the settings' seeds; `options` are pipeline.run's (prune, rebuild, ...)."""
+    bot = target if isinstance(target, Paperbot) else Paperbot(target)
+    return pipeline.run(paths or [bot.settings.seeds], bot.settings, bot.store, bot.embedder.fresh, **options)
+
+
+@pytest.fixture(scope="session")
+def run_ingest() -> Callable[..., IngestReport]:
+    """run_ingest(bot_or_settings, [paths], prune=..., rebuild=..., progress=...) -> IngestReport.
+
+    Example: run_ingest(settings_for(tmp_path / "store"), [path]).added == 2
+    """
+    return ingest_into
+
+
 @dataclass(frozen=True)
 class Seeded:
     settings: Settings
@@ -98,7 +115,7 @@ class Seeded:
 @pytest.fixture(scope="session")
 def _seeded(tmp_path_factory: pytest.TempPathFactory, settings_for: Callable[..., Settings]) -> Seeded:
     settings = settings_for(tmp_path_factory.mktemp("seeded") / "store")
-    report = Paperbot(settings).ingest()
+    report = ingest_into(settings)
     return Seeded(settings, report)
 
 
@@ -203,9 +220,11 @@ def snapshot() -> Callable[[Settings], StoreSnapshot]:
             registry.close()
         bot = Paperbot(settings)
         try:
-            return StoreSnapshot(papers, version, fingerprint, bot.store.count(), frozenset(bot.store.paper_ids()))
+            return StoreSnapshot(
+                papers, version, fingerprint, bot.store.vectors.count(), frozenset(bot.store.vector_paper_ids())
+            )
         finally:
-            bot.registry.close()
+            bot.store.close()
 
     return take
 

@@ -86,7 +86,7 @@ def test_search_json_shape_and_ranking(seeded_store: Settings, run_cli: Callable
     for rank, hit in enumerate(hits, start=1):
         assert set(hit) >= RESULT_KEYS
         assert hit["rank"] == rank
-        paper = seeded_bot.registry.papers()[hit["paper_id"]]
+        paper = seeded_bot.papers()[hit["paper_id"]]
         assert (hit["label"], hit["text"], hit["source_id"]) == (paper.label, paper.text, None)
         assert {Path(s["file"]).name for s in hit["sources"]} == {Path(s.file).name for s in paper.sources}
     assert hits[0]["label"] == "Cal-SPI"

@@ -8,17 +8,17 @@ from collections.abc import Collection
 
 import numpy as np
 
-from bot.app import Paperbot
 from bot.errors import QueryError
 from bot.search.retrieve import Retriever
+from bot.search.service import SearchService
 from bot.store.chroma import VectorStore
 from bot.store.lexical import LexicalIndex
 
 
-def lexical_index(bot: Paperbot) -> LexicalIndex:
+def lexical_index(search: SearchService) -> LexicalIndex:
     """The store's saved BM25 index (built first when missing)."""
-    bot.retriever()  # builds and saves the lexical index when it is stale
-    index = LexicalIndex.load(bot.settings.store / "lexical", bot.registry.version())
+    search.retriever()  # builds and saves the lexical index when it is stale
+    index = search.store.saved_lexical()
     if index is None:
         raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
     return index
@@ -48,7 +48,7 @@ def dense_rankings(store: VectorStore, vectors: np.ndarray, known: Collection[st
     return out
 
 
-def baseline_retriever(bot: Paperbot, lexical_weight: float) -> Retriever:
+def baseline_retriever(search: SearchService, lexical_weight: float) -> Retriever:
     """A baseline: BM25 alone (weight 1) or MiniLM alone (weight 0), with no coverage or acronym help."""
     update = {
         "lexical_weight": lexical_weight,
@@ -58,4 +58,4 @@ def baseline_retriever(bot: Paperbot, lexical_weight: float) -> Retriever:
         "complete_weight": 0.0,
         "expand_acronyms": False,
     }
-    return Retriever(bot.corpus(), bot.embed, bot.settings.retrieval.model_copy(update=update))
+    return Retriever(search.store.corpus(), search.embed, search.settings.model_copy(update=update))

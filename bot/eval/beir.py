@@ -1,5 +1,6 @@
 """BEIR evaluation: nDCG@10, Recall@100 and MRR@10 of paperbot beside BM25, dense and RRF on one
-split of an already ingested corpus. It does not ingest (the CLI does) and prints nothing.
+split of an already ingested corpus, through the search service of its store. It does not ingest
+(the CLI does) and prints nothing.
 """
 
 from __future__ import annotations
@@ -7,25 +8,29 @@ from __future__ import annotations
 import logging
 import time
 
-from bot.app import Paperbot
 from bot.eval.baselines import dense_rankings, lexical_index, lexical_ranking
 from bot.eval.data import BeirSplit
 from bot.eval.metrics import mean, mrr_at_k, ndcg_at_k, recall_at_k, rrf
 from bot.eval.report import NAMES, EvalReport
+from bot.search.service import SearchService
 from bot.types import IngestReport
 
 log = logging.getLogger(__name__)
 
 
 def evaluate_beir(
-    bot: Paperbot, data: BeirSplit, ingest: IngestReport | None = None, limit: int | None = None, batch: int = 64
+    search: SearchService,
+    data: BeirSplit,
+    ingest: IngestReport | None = None,
+    limit: int | None = None,
+    batch: int = 64,
 ) -> EvalReport:
     """nDCG@10, Recall@100 and MRR@10 of paperbot, BM25, dense and RRF on a BEIR split."""
     started = time.perf_counter()
-    papers = bot.registry.papers()
+    papers = search.store.papers()
     # A paper holds every corpus record with its text; a duplicate abstract counts for all its ids.
     docs = {pid: [s.source_id for s in p.sources if s.source_id] or [pid] for pid, p in papers.items()}
-    index = lexical_index(bot)
+    index = lexical_index(search)
     qids = list(data.queries)[:limit]
     depth = 100
     runs: dict[str, dict[str, list[str]]] = {name: {} for name in NAMES}
@@ -33,8 +38,8 @@ def evaluate_beir(
     for start in range(0, len(qids), batch):
         group = qids[start : start + batch]
         texts = [data.queries[q] for q in group]
-        results = bot.search_many(texts, depth)
-        dense = dense_rankings(bot.store, bot.embed(texts), papers, depth)
+        results = search.search_many(texts, depth)
+        dense = dense_rankings(search.store.vectors, search.embed(texts), papers, depth)
         for qid, text, result, dense_ids in zip(group, texts, results, dense, strict=True):
             short += len(result.hits) < min(depth, len(papers))
             runs["paperbot"][qid] = [h.paper.paper_id for h in result.hits]
@@ -54,8 +59,8 @@ def evaluate_beir(
             mrr.append(mrr_at_k(ranking, rel, 10))
             per_query[qid][name] = round(ndcg[-1], 4)
         rows[name] = {"nDCG@10": mean(ndcg), "Recall@100": mean(recall), "MRR@10": mean(mrr)}
-    weight = bot.settings.retrieval.lexical_weight
-    retrieval = bot.settings.retrieval
+    retrieval = search.settings
+    weight = retrieval.lexical_weight
     notes = [
         f"paperbot: lexical_weight {weight}, proximity_weight {retrieval.proximity_weight}, "
         f"match_weight {retrieval.match_weight}, complete_weight {retrieval.complete_weight}, "
@@ -63,7 +68,7 @@ def evaluate_beir(
         f"acronyms {'expanded' if retrieval.expand_acronyms else 'as typed'}, candidates {retrieval.candidates}"
     ]
     if ingest is not None:
-        notes.append(f"store {bot.settings.store}: {ingest.added} papers added, {ingest.unchanged} unchanged")
+        notes.append(f"store {search.store.paths.folder}: {ingest.added} papers added, {ingest.unchanged} unchanged")
     if short:
         notes.append(f"paperbot returned fewer than {depth} papers for {short} of {len(qids)} queries")
     return EvalReport(
@@ -77,9 +82,9 @@ def evaluate_beir(
             "split": data.name,
             "queries": len(qids),
             "papers": len(papers),
-            "store": str(bot.settings.store),
+            "store": str(search.store.paths.folder),
             "ingest": None if ingest is None else {k: getattr(ingest, k) for k in ("added", "unchanged", "seconds")},
-            "settings": bot.settings.retrieval.model_dump(),
+            "settings": retrieval.model_dump(),
             "short_rankings": short,
             "seconds": round(time.perf_counter() - started, 2),
             "per_query_ndcg@10": per_query,

@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from bot.app import Paperbot
 from bot.errors import QueryError
 from bot.eval.baselines import baseline_retriever
 from bot.eval.data import Question
 from bot.eval.metrics import hit_at_k, mean, mrr_at_k
 from bot.eval.report import EvalReport
+from bot.search.service import SearchService
 from bot.types import Answer, SearchResult
+
+AskMany = Callable[[list[str]], list[Answer]]
 
 
 def _expected_ids(papers: Mapping[str, Any], question: Question) -> list[set[str]]:
@@ -119,7 +121,7 @@ def _question_metrics(
 def answer_support(answers: Sequence[Answer], expected: Sequence[list[set[str]]]) -> dict[str, int]:
     """Counts of answer sentences making a claim, those the citation checker (bot.check) judged
     supported, those quoting their cited abstract verbatim, and those citing an expected abstract;
-    abstained answers are left out. Answers come checked from Paperbot.ask_many."""
+    abstained answers are left out. Answers come checked from AnswerService.ask_many."""
     counts = {"answers": 0, "sentences": 0, "supported": 0, "quoted": 0, "on_target": 0}
     for answer, groups in zip(answers, expected, strict=True):
         if answer.abstained:
@@ -139,7 +141,8 @@ def answer_support(answers: Sequence[Answer], expected: Sequence[list[set[str]]]
 
 
 def evaluate_questions(
-    bot: Paperbot,
+    search: SearchService,
+    ask_many: AskMany,
     questions: Sequence[Question],
     offtopic: Sequence[Question] = (),
     answers: bool = False,
@@ -147,26 +150,27 @@ def evaluate_questions(
     judgments: Mapping[str, Mapping[str, bool]] | None = None,
 ) -> EvalReport:
     """hit@1, hit@5, MRR@10, multi-answer recall@10 and abstention accuracy of paperbot, BM25 and
-    dense; with `judgments` (bot.beir.read_judgments) also hit@1 crediting papers judged relevant."""
+    dense; with `judgments` (bot.beir.read_judgments) also hit@1 crediting papers judged relevant.
+    `ask_many` answers the questions when `answers` is set (AnswerService.ask_many)."""
     started = time.perf_counter()
     questions, offtopic = list(questions)[:limit], list(offtopic)[:limit]
-    papers = bot.registry.papers()
+    papers = search.store.papers()
     expected = {q.qid: _expected_ids(papers, q) for q in questions}
     judged = None if judgments is None else Judged.resolve(papers, judgments)
-    bot.retriever()  # reads the store's vectors and BM25 index once, outside the latencies
-    bot.embed(["warm up"])  # the first call loads the model; keep it out of the latencies
-    k = max(10, bot.settings.retrieval.k)
+    search.retriever()  # reads the store's vectors and BM25 index once, outside the latencies
+    search.embed(["warm up"])  # the first call loads the model; keep it out of the latencies
+    k = max(10, search.settings.k)
     texts = [q.text for q in [*questions, *offtopic]]
     ours: list[SearchResult] = []
     latencies: list[float] = []
     for text in texts:  # one by one, as a user asks, to measure latency
         began = time.perf_counter()
-        ours.append(bot.search(text, k))
+        ours.append(search.search_many([text], k)[0])
         latencies.append(1000 * (time.perf_counter() - began))
     results = {
         "paperbot": ours,
-        "bm25": baseline_retriever(bot, 1.0).search_many(texts, k),
-        "dense": baseline_retriever(bot, 0.0).search_many(texts, k),
+        "bm25": baseline_retriever(search, 1.0).search_many(texts, k),
+        "dense": baseline_retriever(search, 0.0).search_many(texts, k),
     }
     scored = {name: _question_metrics(questions, offtopic, expected, res, judged) for name, res in results.items()}
     rows = {name: metrics for name, (metrics, _) in scored.items()}
@@ -189,12 +193,12 @@ def evaluate_questions(
         "questions": len(questions),
         "offtopic": len(offtopic),
         "papers": len(papers),
-        "store": str(bot.settings.store),
+        "store": str(search.store.paths.folder),
         "latency_ms": {"median": round(median, 1), "p95": round(p95, 1)},
         "errors": {name: errors for name, (_, errors) in scored.items()},
     }
     if answers:
-        counts = answer_support(bot.ask_many([q.text for q in questions]), [expected[q.qid] for q in questions])
+        counts = answer_support(ask_many([q.text for q in questions]), [expected[q.qid] for q in questions])
         share = round(counts["supported"] / counts["sentences"], 4) if counts["sentences"] else None
         rows["paperbot"]["answers supported"] = share
         for name in ("bm25", "dense"):

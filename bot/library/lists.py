@@ -1,16 +1,18 @@
-"""Naming papers the way people do: by paper id, id prefix, source id, label or title.
+"""Naming papers the way people do (by paper id, id prefix, source id, label or title), and the
+reading-list operations that take such names.
 
 Reading lists, export and "more like this" take papers named on a command line or in the UI;
-this turns those names into stored papers, or says which names match nothing or several. It
-does not store anything (bot.store.lists keeps the lists).
+`resolve` turns those names into stored papers, or says which names match nothing or several.
+The list operations check their arguments and match names; the rows are kept by bot.store.lists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.errors import UnknownPaperError
-from bot.types import Paper
+from bot.errors import QueryError, UnknownPaperError
+from bot.store import Store
+from bot.types import Paper, ReadingList
 
 # A paper id prefix this long is specific enough to type (ids are 'p' and 12 hex digits).
 _MIN_PREFIX = 6
@@ -61,3 +63,40 @@ def resolve(papers: dict[str, Paper], refs: Iterable[str]) -> list[Paper]:
             "`paperbot search --json` or `paperbot triage --json`"
         )
     return list(dict.fromkeys(found))
+
+
+def reading_list(store: Store, name: str) -> ReadingList:
+    """A list's papers in the order added; ids whose papers left the store are reported as missing.
+
+    Example: reading_list(store, "to read") -> ReadingList("to read", (Paper(label='Cal-SPI'),), ("p0123... (Old)",))
+    """
+    papers = store.papers()
+    entries = store.lists.entries(name)
+    return ReadingList(
+        name,
+        tuple(papers[pid] for pid, _ in entries if pid in papers),
+        tuple(f"{pid} ({label})" for pid, label in entries if pid not in papers),
+    )
+
+
+def add_to_list(store: Store, name: str, refs: list[str]) -> int:
+    """Add papers (ids or labels) to a list, creating it; returns how many were new to it."""
+    if not refs:
+        raise QueryError("name at least one paper to add (a paper_id or label)")
+    return store.lists.add(name, resolve(store.papers(), refs))
+
+
+def remove_from_list(store: Store, name: str, refs: list[str]) -> int:
+    """Take papers (ids or labels, also of papers since removed from the store) off a list."""
+    if not refs:
+        raise QueryError("name at least one paper to remove (a paper_id or label)")
+    # Entries are matched by id or by the label they were added under first, so papers since
+    # removed from the store can still be taken off; anything else is resolved against the store.
+    known: dict[str, str] = {}
+    for pid, label in store.lists.entries(name):
+        known[pid] = pid
+        known.setdefault(label.casefold(), pid)
+    ids = [known.get(r.strip(), known.get(r.strip().casefold(), "")) for r in refs]
+    rest = [r for r, pid in zip(refs, ids, strict=True) if not pid]
+    ids = [pid for pid in ids if pid] + [p.paper_id for p in resolve(store.papers(), rest)] if rest else ids
+    return store.lists.remove(name, list(dict.fromkeys(ids)))

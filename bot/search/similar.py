@@ -3,7 +3,7 @@
 Two texts are compared passage by passage: each chunk of the query finds its most similar
 chunk in the other paper, and those similarities are averaged. Pasted text is chunked and
 embedded as ingest does, so a stored abstract pasted back scores 1.0 against itself. It
-does not chunk or embed text itself (the caller passes the pasted text's chunk vectors).
+cuts pasted text (`pasted_chunks`) but does not embed it (the caller passes its chunk vectors).
 """
 
 from __future__ import annotations
@@ -11,13 +11,34 @@ from __future__ import annotations
 import numpy as np
 
 from bot.errors import QueryError
+from bot.settings import ChunkSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
+from bot.text import chunking, normalise
 from bot.text.terms import query_words, word_tokens
 from bot.types import Neighbour, Paper, SimilarResult
 
 # Shared words must be at least this rare (idf) to be worth naming.
 _RARE_IDF = 1.6
+
+
+def check_request(ref: str | None, text: str | None, k: int | None) -> None:
+    """Raise QueryError unless exactly one of a stored paper (`ref`) and pasted `text` is given and
+    `k`, when given, is positive."""
+    if (ref is None) == (text is None):
+        raise QueryError("give either a paper id or label, or --text with an abstract")
+    if k is not None and k < 1:
+        raise QueryError(f"--k {k}: give a positive number of papers")
+
+
+def pasted_chunks(text: str, settings: ChunkSettings) -> list[str]:
+    """Pasted text cut exactly as ingest cuts a paper, so a stored abstract pasted back scores ~1.0.
+
+    Example: pasted_chunks("We propose ...", ChunkSettings()) -> ["We propose ..."]
+    """
+    if not text.strip():
+        raise QueryError("the pasted text is empty; paste an abstract")
+    return chunking.chunk_texts(normalise.display(text), settings)
 
 
 def like_paper(corpus: Corpus, paper: Paper, k: int) -> SimilarResult:

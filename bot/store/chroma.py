@@ -1,7 +1,7 @@
 """The one owner of chromadb: chunk vectors in an embedded store or a Chroma server.
 
 It stores and queries vectors with their chunk metadata; it does not embed text, rank
-papers or know the lexical index.
+papers, know the lexical index or judge the fingerprint it is tagged with (bot.store.store does).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import ChromaError
 
 from bot.errors import FingerprintError, StoreError, StoreUnavailable
+from bot.store.fingerprint import COLLECTION_KEY
+from bot.store.paths import StorePaths
 from bot.store.vectors import ChunkVectors
 from bot.types import Chunk
 
 log = logging.getLogger(__name__)
-
-FINGERPRINT_KEY = "paperbot_fingerprint"
 # Results per Chroma query call; past ~32k its SQLite runs out of variables.
 _MAX_RESULTS_PER_CALL = 16_000
 
@@ -41,12 +41,12 @@ class ChunkMatch:
 def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
     settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if url is None:
+        folder = StorePaths(path).chroma
         try:
-            return chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
+            return chromadb.PersistentClient(path=str(folder), settings=settings)
         except Exception as exc:  # chromadb raises several kinds for an unusable folder
             raise StoreError(
-                f"cannot open the Chroma store in {path / 'chroma'}: {exc}; check the folder, or "
-                "choose another with --store"
+                f"cannot open the Chroma store in {folder}: {exc}; check the folder, or choose another with --store"
             ) from exc
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if not parsed.hostname:
@@ -69,44 +69,45 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 
 
 class VectorStore:
-    """One Chroma collection of chunk vectors, tagged with the index fingerprint."""
+    """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with."""
 
-    def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str, describe: str) -> None:
+    def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str) -> None:
         self._path, self._url = path, url
         self._client = _client(path, url)
-        self.location = url or str(path / "chroma")
-        self._collection = self._client.get_or_create_collection(
-            name=collection,
-            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: fingerprint},
+        self.location = url or str(StorePaths(path).chroma)
+        self.collection = collection
+        self._fingerprint = fingerprint
+        self._collection = self._open()
+        # Set by the store when the fingerprint does not match; kept, not raised on opening, so that
+        # `ingest --rebuild` can open the store to reset it.
+        self._refusal: FingerprintError | None = None
+
+    def _open(self) -> chromadb.Collection:
+        return self._client.get_or_create_collection(
+            name=self.collection,
+            metadata={"hnsw:space": "cosine", COLLECTION_KEY: self._fingerprint},
             embedding_function=None,
         )
-        stored = (self._collection.metadata or {}).get(FINGERPRINT_KEY)
-        # Kept, not raised here: `ingest --rebuild` must be able to open the store to reset it.
-        self._mismatch: FingerprintError | None = None
-        if stored != fingerprint and self._collection.count() > 0:
-            self._mismatch = FingerprintError(
-                f"the index in {self.location} (collection {collection!r}) was built with other "
-                f"settings (fingerprint {stored}, now {fingerprint}: {describe}); rebuild it with "
-                "`paperbot ingest --rebuild`, or restore the settings it was built with"
-            )
-        self._collection_name = collection
-        self._fingerprint = fingerprint
+
+    def stored(self) -> tuple[int, str | None]:
+        """(vectors held, the fingerprint the collection was created with), read even when refused."""
+        return int(self._collection.count()), (self._collection.metadata or {}).get(COLLECTION_KEY)
+
+    def refuse(self, error: FingerprintError | None) -> None:
+        """Raise `error` on every later read or write (None: serve them again)."""
+        self._refusal = error
 
     def _usable(self) -> chromadb.Collection:
-        """The collection, unless it was built with other settings."""
-        if self._mismatch is not None:
-            raise self._mismatch
+        """The collection, unless the store refused it (built with other settings)."""
+        if self._refusal is not None:
+            raise self._refusal
         return self._collection
 
     def reset(self) -> None:
-        """Drop every vector (for --rebuild)."""
-        self._mismatch = None
-        self._client.delete_collection(self._collection_name)
-        self._collection = self._client.get_or_create_collection(
-            name=self._collection_name,
-            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
-            embedding_function=None,
-        )
+        """Drop every vector (for --rebuild) and serve reads and writes again."""
+        self._refusal = None
+        self._client.delete_collection(self.collection)
+        self._collection = self._open()
 
     def count(self) -> int:
         return int(self._usable().count())
@@ -168,11 +169,7 @@ class VectorStore:
         if self._url is None:
             SharedSystemClient.clear_system_cache()  # Chroma shares one system per folder and process
         self._client = _client(self._path, self._url)
-        self._collection = self._client.get_or_create_collection(
-            name=self._collection_name,
-            metadata={"hnsw:space": "cosine", FINGERPRINT_KEY: self._fingerprint},
-            embedding_function=None,
-        )
+        self._collection = self._open()
 
     def _read_all(self, page: int) -> ChunkVectors:
         chunk_ids: list[str] = []

@@ -1,18 +1,19 @@
 """Reading lists: named lists of papers persisted in the store.
 
 Lists live in two tables of the registry's SQLite file (`papers.sqlite` in the store folder),
-so they travel with the store and survive `ingest --rebuild` (paper ids come from the text).
-Each entry keeps the label the paper had when added, to name it even if the paper is later
-removed from the store. This module does not know vectors or search.
+reached through the registry's own connection (bot.store.database), so they travel with the
+store and survive `ingest --rebuild` (paper ids come from the text). Each entry keeps the label
+the paper had when added, to name it even if the paper is later removed from the store. This
+module does not know vectors or search.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from pathlib import Path
 
 from bot.errors import QueryError, StoreError, UnknownListError, UnknownPaperError
+from bot.store.database import Database
 from bot.types import Paper
 
 _SCHEMA = """
@@ -42,21 +43,21 @@ def check_name(name: str) -> str:
 
 
 class ReadingLists:
-    """Named lists of paper ids in the store's SQLite file."""
+    """Named lists of paper ids in the store's SQLite file, on the registry's connection."""
 
-    def __init__(self, database: Path) -> None:
+    def __init__(self, database: Database) -> None:
         try:
-            self._db = sqlite3.connect(database, check_same_thread=False, timeout=10)
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.executescript(_SCHEMA)
+            # Deleting a list deletes its entries by cascade, which SQLite does only when asked.
+            database.script("PRAGMA foreign_keys = ON;" + _SCHEMA)
         except sqlite3.Error as exc:
             raise StoreError(
-                f"cannot open the reading lists in {database}: {exc}; check the store folder is writable"
+                f"cannot open the reading lists in {database.path}: {exc}; check the store folder is writable"
             ) from exc
+        self._db = database
 
     def names(self) -> list[tuple[str, int]]:
         """Every list with its number of papers, by name."""
-        rows = self._db.execute(
+        rows = self._db.rows(
             "SELECT l.name, COUNT(i.paper_id) FROM reading_lists l "
             "LEFT JOIN reading_list_items i ON i.list_name = l.name GROUP BY l.name ORDER BY l.name"
         )
@@ -65,7 +66,7 @@ class ReadingLists:
     def entries(self, name: str) -> list[tuple[str, str]]:
         """(paper_id, label when added) of a list, in the order added."""
         name = self._require(name)
-        rows = self._db.execute(
+        rows = self._db.rows(
             "SELECT paper_id, label FROM reading_list_items WHERE list_name = ? ORDER BY position", (name,)
         )
         return [(str(pid), str(label)) for pid, label in rows]
@@ -74,18 +75,18 @@ class ReadingLists:
         """Append papers to a list (created if new); papers already on it stay where they are."""
         name = check_name(name)
         now = time.time()
-        with self._db:
-            self._db.execute("INSERT OR IGNORE INTO reading_lists VALUES (?, ?, ?)", (name, now, now))
-            (last,) = self._db.execute(
+        with self._db.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO reading_lists VALUES (?, ?, ?)", (name, now, now))
+            (last,) = db.execute(
                 "SELECT COALESCE(MAX(position), 0) FROM reading_list_items WHERE list_name = ?", (name,)
             ).fetchone()
-            before = self._db.total_changes
-            self._db.executemany(
+            before = db.total_changes
+            db.executemany(
                 "INSERT OR IGNORE INTO reading_list_items VALUES (?, ?, ?, ?, ?)",
                 [(name, p.paper_id, p.label, last + i, now) for i, p in enumerate(papers, start=1)],
             )
-            added = self._db.total_changes - before
-            self._db.execute("UPDATE reading_lists SET updated = ? WHERE name = ?", (now, name))
+            added = db.total_changes - before
+            db.execute("UPDATE reading_lists SET updated = ? WHERE name = ?", (now, name))
         return added
 
     def remove(self, name: str, paper_ids: list[str]) -> int:
@@ -97,25 +98,22 @@ class ReadingLists:
             raise UnknownPaperError(
                 f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {name}` shows what is"
             )
-        with self._db:
-            self._db.executemany(
+        with self._db.transaction() as db:
+            db.executemany(
                 "DELETE FROM reading_list_items WHERE list_name = ? AND paper_id = ?", [(name, p) for p in paper_ids]
             )
-            self._db.execute("UPDATE reading_lists SET updated = ? WHERE name = ?", (time.time(), name))
+            db.execute("UPDATE reading_lists SET updated = ? WHERE name = ?", (time.time(), name))
         return len(paper_ids)
 
     def delete(self, name: str) -> None:
         """Delete a list and its entries (the papers stay in the store)."""
         name = self._require(name)
-        with self._db:
-            self._db.execute("DELETE FROM reading_lists WHERE name = ?", (name,))
-
-    def close(self) -> None:
-        self._db.close()
+        with self._db.transaction() as db:
+            db.execute("DELETE FROM reading_lists WHERE name = ?", (name,))
 
     def _require(self, name: str) -> str:
         name = check_name(name)
-        if self._db.execute("SELECT 1 FROM reading_lists WHERE name = ?", (name,)).fetchone() is None:
+        if not self._db.rows("SELECT 1 FROM reading_lists WHERE name = ?", (name,)):
             known = ", ".join(n for n, _ in self.names()) or "none yet"
             raise UnknownListError(
                 f"there is no reading list {name!r} (lists: {known}); create it with `paperbot list add {name} ID...`"

@@ -16,9 +16,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from bot.errors import StoreError
-
-LOCK_NAME = "write.lock"
-HOLDER_NAME = "write.pid"  # who holds the lock, for the message (the lock file itself is truncated by contenders)
+from bot.store.paths import StorePaths
 
 
 @contextmanager
@@ -27,7 +25,8 @@ def writing(folder: Path, wait: float = 0.0) -> Iterator[None]:
 
     Example: with writing(Path(".paperbot")): ...  # a second `paperbot ingest` now fails at once
     """
-    lock = FileLock(folder / LOCK_NAME)
+    paths = StorePaths(folder)
+    lock = FileLock(paths.lock)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock.acquire(timeout=wait)
@@ -41,7 +40,7 @@ def writing(folder: Path, wait: float = 0.0) -> Iterator[None]:
             f"cannot lock the store in {folder} for writing ({exc}); check that the folder is "
             "writable, or choose another with --store"
         ) from exc
-    name = folder / HOLDER_NAME
+    name = paths.holder
     try:
         name.write_text(f"{os.getpid()} {socket.gethostname()}", encoding="utf-8")
         yield
@@ -57,7 +56,7 @@ def writer(folder: Path) -> str | None:
     holder killed outright leaves its file behind: a pid that no longer runs here counts as nobody.
     """
     try:
-        pid, _, host = (folder / HOLDER_NAME).read_text(encoding="utf-8").strip().partition(" ")
+        pid, _, host = StorePaths(folder).holder.read_text(encoding="utf-8").strip().partition(" ")
     except OSError:
         return None
     if not pid.isdigit():

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import StoreError
+from bot.store.database import Database
+from bot.store.paths import StorePaths
 from bot.types import Paper, Source
 
 _SCHEMA = """
@@ -58,13 +60,13 @@ def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
 
 
 class Registry:
-    """Papers by id, persisted in `folder/papers.sqlite`."""
+    """Papers by id, persisted in `folder/papers.sqlite`; its connection (`database`) also serves the lists."""
 
     def __init__(self, folder: Path) -> None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(folder / "papers.sqlite", check_same_thread=False)
-            self._db.executescript(_SCHEMA)
+            self.database = Database(StorePaths(folder).registry)
+            self.database.script(_SCHEMA)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(
                 f"cannot open the paper registry in {folder}: {exc}; check the folder is "
@@ -72,20 +74,22 @@ class Registry:
             ) from exc
         self.folder = folder
         self._cache: dict[str, Paper] | None = None
+        self._cached_version = -1
 
     def papers(self) -> dict[str, Paper]:
-        """Every stored paper by id (cached until the next write)."""
-        if self._cache is None:
-            rows = self._db.execute("SELECT paper_id, content_hash, label, data FROM papers")
-            self._cache = {row[0]: _from_row(*row) for row in rows}
+        """Every stored paper by id (cached until the registry's version moves, by any process's write)."""
+        version = self.version()
+        if self._cache is None or self._cached_version != version:
+            rows = self.database.rows("SELECT paper_id, content_hash, label, data FROM papers")
+            self._cache, self._cached_version = {row[0]: _from_row(*row) for row in rows}, version
         return self._cache
 
     def write(self, upsert: Iterable[Paper] = (), delete: Iterable[str] = ()) -> None:
         """Add or replace papers and delete others, all in one transaction."""
-        with self._db:
-            self._db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
-            self._db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
-            self._db.execute(
+        with self.database.transaction() as db:
+            db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
+            db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
+            db.execute(
                 "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
             )
@@ -95,16 +99,20 @@ class Registry:
         """Increases with every write; names the lexical index built from this content."""
         return int(self.get_meta("version") or 0)
 
+    def count(self) -> int:
+        """Number of stored papers, without reading them."""
+        return int(self.database.rows("SELECT COUNT(*) FROM papers")[0][0])
+
     def get_meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        found = self.database.rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if not found else str(found[0][0])
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._db:
-            self._db.execute(
+        with self.database.transaction() as db:
+            db.execute(
                 "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
                 (key, value, value),
             )
 
     def close(self) -> None:
-        self._db.close()
+        self.database.close()

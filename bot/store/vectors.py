@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bot.store.paths import StorePaths
+
 log = logging.getLogger(__name__)
 
 
@@ -37,11 +39,10 @@ class VectorCache:
     the first time, the vectors once saved.
     """
 
-    _PREFIX = "corpus-vectors-"
-
     def __init__(self, folder: Path, key: str) -> None:
         self.folder = Path(folder)
-        self.path = self.folder / f"{self._PREFIX}{key}.npz"
+        self._paths = StorePaths(self.folder)
+        self.path = self._paths.vector_cache(key)
 
     def load(self, expected_rows: int) -> ChunkVectors | None:
         """The cached vectors, or None when there are none for this key or the file is unreadable."""
@@ -74,7 +75,7 @@ class VectorCache:
                 )
             os.chmod(tmp, 0o644)  # mkstemp makes it private; the store's other files are readable
             os.replace(tmp, self.path)
-            for old in self.folder.glob(f"{self._PREFIX}*.npz"):
+            for old in self._paths.vector_caches():
                 if old != self.path:
                     old.unlink(missing_ok=True)
         except OSError as exc:

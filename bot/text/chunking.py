@@ -84,6 +84,15 @@ def chunk_paper(paper_id: str, text: str, title: str | None, settings: ChunkSett
     ]
 
 
+def parse_chunk_id(chunk_id: str) -> tuple[str, int] | None:
+    """The paper id and position a chunk id names (as `chunk_paper` makes them), or None for another shape.
+
+    Example: parse_chunk_id("p346e74853fce-1") -> ('p346e74853fce', 1)
+    """
+    paper_id, _, position = chunk_id.rpartition("-")
+    return (paper_id, int(position)) if position.isdigit() else None
+
+
 def paper_chunks(paper: Paper, settings: ChunkSettings) -> list[Chunk]:
     """The chunks ingest embeds for a stored paper: its display text, led by its title.
 

@@ -105,8 +105,8 @@ def build(
     The chat shows `ask_stream`'s pieces as they come (without it, each answer appears whole);
     its "Answer with" menu starts at `generator`. The /ask API endpoint calls `ask`. Export files
     for the download buttons go under `exports` (default: a new temporary folder).
-    Example: build(bot.ask, lambda p: bot.ingest(progress=p), bot.paper_count, library_of(bot),
-    ask_stream=bot.ask_stream).launch()
+    Example: build(bot.ask, ingest_seeds, bot.paper_count, library_of(bot), ask_stream=bot.ask_stream).launch(),
+    with `ingest_seeds` as the CLI builds it (the UI never imports ingest)
     """
     quiet_gradio()
     import gradio as gr

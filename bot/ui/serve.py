@@ -1,6 +1,6 @@
 """Serving the chat UI: checks the address, builds the app over the core's callables and runs it on
 loopback (never a public share link). The core is described structurally (`Core`), so the UI
-never imports the app.
+never imports the app; loading the seeds comes as a callable (`ingest_seeds`), so it never imports ingest.
 """
 
 from __future__ import annotations
@@ -11,18 +11,17 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
 from bot.errors import PaperbotError
-from bot.progress import Progress
-from bot.types import Answer, IngestReport, ReadingList, TriageResult
+from bot.types import Answer, ReadingList, TriageResult
 from bot.ui import views
 from bot.ui.build import build, quiet_gradio
+from bot.ui.seeds import IngestSeeds
 
 if TYPE_CHECKING:
     from bot.settings import Settings
 
 
 class Core(Protocol):
-    """What `serve` needs of bot.app.Paperbot; structural, so the UI never imports the app
-    (which imports ingest)."""
+    """What `serve` needs of bot.app.Paperbot; structural, so the UI never imports the app."""
 
     @property
     def settings(self) -> Settings: ...
@@ -32,8 +31,6 @@ class Core(Protocol):
     def ask_stream(
         self, question: str, generator: str | None = None, previous: Answer | None = None
     ) -> Iterator[str | Answer]: ...
-
-    def ingest(self, *, progress: Progress | None = None) -> IngestReport: ...
 
     def paper_count(self) -> int: ...
 
@@ -87,13 +84,17 @@ def _check_address(host: str, port: int) -> None:
         raise PaperbotError(f"cannot serve the chat UI on {host}:{port}: {why}") from exc
 
 
-def serve(bot: Core, host: str = "127.0.0.1", port: int = 7860) -> None:
-    """Run the UI on host:port until interrupted; never creates a public share link."""
+def serve(bot: Core, ingest_seeds: IngestSeeds | None, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """Run the UI on host:port until interrupted; never creates a public share link.
+
+    `ingest_seeds(progress)` fills an empty store with the bundled seeds before the first answer
+    (the CLI builds it; None: an empty store stays empty).
+    """
     _check_address(host, port)
     quiet_gradio()
     demo = build(
         bot.ask,
-        lambda progress: bot.ingest(progress=progress),
+        ingest_seeds,
         bot.paper_count,
         library_of(bot),
         ask_stream=bot.ask_stream,

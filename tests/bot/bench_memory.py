@@ -30,15 +30,16 @@ def _rss_mb() -> float:
 
 def measure(store: Path, query: str, topic: str) -> dict[str, float]:
     """RSS after each step in this process, and the peak at the end; the steps are the app's own
-    (Paperbot.corpus, Retriever, triage), taken one at a time so each can be measured."""
+    (Store.corpus, Retriever, triage), taken one at a time so each can be measured."""
     out = {"start": _rss_mb()}
     import sentence_transformers  # noqa: F401  (imported by the app when the model first loads)
 
     from bot.app import Paperbot
     from bot.library import triage
     from bot.search.retrieve import Retriever
-    from bot.settings import Settings, index_fingerprint
+    from bot.settings import Settings
     from bot.store.corpus import Corpus
+    from bot.store.fingerprint import index_fingerprint
     from bot.store.lexical import LexicalIndex
     from bot.store.registry import Registry
     from bot.store.vectors import VectorCache
@@ -46,14 +47,14 @@ def measure(store: Path, query: str, topic: str) -> dict[str, float]:
     out["libraries"] = _rss_mb()
     settings = Settings(store=store)
     bot = Paperbot(settings)
-    count = bot.store.count()
+    count = bot.store.vectors.count()
     out["chroma"] = _rss_mb()
     registry = Registry(store)
     version = registry.version()
     papers = registry.papers()
     registry.close()
     out["registry"] = _rss_mb()
-    lexical = LexicalIndex.load(store / "lexical", version)
+    lexical = LexicalIndex.load(bot.store.paths.lexical, version)
     if lexical is None:
         raise SystemExit(f"{store}: no saved BM25 index for version {version}; run a search once to write it")
     out["bm25"] = _rss_mb()

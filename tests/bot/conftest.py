@@ -25,7 +25,7 @@ def expected_ids(seeded_bot):
     def resolve(snippets: list[str]) -> set[str]:
         ids = set()
         for snippet in snippets:
-            found = [pid for pid, p in seeded_bot.registry.papers().items() if snippet in p.text]
+            found = [pid for pid, p in seeded_bot.papers().items() if snippet in p.text]
             assert len(found) == 1, snippet
             ids.add(found[0])
         return ids

@@ -30,6 +30,7 @@ from bot.check import Checker  # noqa: E402
 from bot.app import Paperbot  # noqa: E402
 from bot.settings import CheckSettings, Settings  # noqa: E402
 from bot.types import AnswerSentence, Citation, Paper  # noqa: E402
+from ingest import pipeline  # noqa: E402
 
 
 def _jsonl(name: str) -> list[dict]:
@@ -38,7 +39,7 @@ def _jsonl(name: str) -> list[dict]:
 
 def cases(bot: Paperbot) -> list[tuple[str, str, Paper, bool]]:
     """(group, sentence, cited paper, should be supported) for every calibration case."""
-    papers = list(bot.registry.papers().values())
+    papers = list(bot.papers().values())
 
     def by_snippet(snippet: str) -> Paper:
         (found,) = [p for p in papers if snippet in p.text]
@@ -74,7 +75,7 @@ def main() -> int:
     settings = Settings(store=args.store, chroma_url=None)
     bot = Paperbot(settings)
     if bot.paper_count() == 0:
-        bot.ingest()
+        pipeline.run([settings.seeds], settings, bot.store, bot.embedder.fresh)
     found = cases(bot)
     for weight in args.dense_weight or [settings.check.dense_weight]:
         report(bot, found, settings.check.model_copy(update={"dense_weight": weight}))

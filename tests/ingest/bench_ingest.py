@@ -6,7 +6,7 @@ Run: .venv/bin/python tests/ingest/bench_ingest.py ../shared/corpora/scifact/cor
 Each run, in one process with the model already loaded, times two things in turn:
 - **model limit**: the model alone embeds exactly the chunk texts that ingest embeds, in one call
   (sentence-transformers sorts them by length and batches them, the fastest way to embed them);
-- **ingest**: `Paperbot.ingest` of the same papers into a fresh store: reading, chunking,
+- **ingest**: `ingest.pipeline.run` of the same papers into a fresh store: reading, chunking,
   embedding, writing to Chroma and the registry, and the lexical index.
 It prints the median of each and ingest's papers per second as a share of the model's.
 `--batch-sizes 16,32,64` also times the model alone at other batch sizes (the setting
@@ -27,6 +27,7 @@ from bot import embedder
 from bot.app import Paperbot
 from bot.settings import Settings
 from bot.text.chunking import paper_chunks
+from ingest import pipeline
 from ingest.plan import merge_records
 from ingest.readers import read_paths
 
@@ -74,7 +75,7 @@ def main() -> None:
             times["model limit"].append(time.perf_counter() - started)
             bot = Paperbot(Settings(store=folder / f"store-{run}"))
             started = time.perf_counter()
-            report = bot.ingest([data])
+            report = pipeline.run([data], bot.settings, bot.store, bot.embedder.fresh)
             times["ingest"].append(time.perf_counter() - started)
             assert report.added == report.papers, report
             print(

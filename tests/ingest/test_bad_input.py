@@ -101,13 +101,14 @@ def small_store(
     tmp_path_factory: pytest.TempPathFactory,
     settings_for: Callable[..., Settings],
     small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> Settings:
     """A store holding two small abstracts (module-wide; tests that change it copy it)."""
     root = tmp_path_factory.mktemp("bad-input")
     corpus = root / "good.txt"
     corpus.write_text("\n\n".join([small_abstracts["PenguinCount"], small_abstracts["TideBench"]]) + "\n")
     settings = settings_for(root / "store")
-    assert Paperbot(settings).ingest([corpus]).added == 2
+    assert run_ingest(settings, [corpus]).added == 2
     return settings
 
 
@@ -134,6 +135,7 @@ def test_bad_input_fails_clearly_and_changes_nothing(
     tmp_path: Path,
     snapshot: Callable[[Settings], Any],
     run_cli: Callable[..., Any],
+    run_ingest: Callable[..., Any],
 ) -> None:
     bad = _bad_file(case, tmp_path)
     expected = [f.format(path=bad) for f in case.fragments]
@@ -141,7 +143,7 @@ def test_bad_input_fails_clearly_and_changes_nothing(
 
     # The good file comes first: nothing of it may be written when a later file is bad.
     with pytest.raises(case.error) as info:
-        Paperbot(small_store).ingest([new_good_file, bad])
+        run_ingest(small_store, [new_good_file, bad])
     for fragment in expected:
         assert fragment in str(info.value)
 
@@ -167,7 +169,7 @@ def test_latin1_file_ingests_with_encoding_flag(
     run = run_cli("ingest", bad, "--encoding", "latin-1", "--json", "--store", store)
     assert run.code == 0, run.err
     assert (run.json()["papers"], run.json()["added"]) == (3, 1)
-    texts = {p.text for p in Paperbot(settings_for(store)).registry.papers().values()}
+    texts = {p.text for p in Paperbot(settings_for(store)).papers().values()}
     assert "Café owners study espresso." in texts
 
 
@@ -195,7 +197,7 @@ def test_skip_bad_ingests_the_good_records_with_a_warning(
     assert len(warnings) == 1
     assert warnings[0].startswith(f"paperbot: warning: skipped: {path} line 2: not valid JSON")
     assert warnings[0].endswith("fix the line or remove it")
-    ids = {p.source_id for p in Paperbot(settings_for(store)).registry.papers().values()}
+    ids = {p.source_id for p in Paperbot(settings_for(store)).papers().values()}
     assert {"q", "b"} <= ids and "broken" not in ids
 
 

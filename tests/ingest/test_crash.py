@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,10 @@ def _registered(store: Path) -> int:
 
 
 def test_ingest_killed_mid_way_keeps_what_it_committed_and_the_next_run_completes(
-    tmp_path: Path, seeded_store: Settings, settings_for: Callable[..., Settings]
+    tmp_path: Path,
+    seeded_store: Settings,
+    settings_for: Callable[..., Settings],
+    run_ingest: Callable[..., Any],
 ) -> None:
     store = tmp_path / "store"
     env = {**os.environ, "PAPERBOT_STORAGE__EMBED_WINDOW": "8", "PAPERBOT_STORAGE__WRITE_BATCH": "4"}
@@ -44,14 +48,14 @@ def test_ingest_killed_mid_way_keeps_what_it_committed_and_the_next_run_complete
 
     total = Paperbot(seeded_store).paper_count()
     bot = Paperbot(settings_for(store))
-    committed = set(bot.registry.papers())
+    committed = set(bot.papers())
     assert 8 <= len(committed) < total
-    assert committed <= bot.store.paper_ids()  # every registered paper has its vectors
+    assert committed <= bot.store.vector_paper_ids()  # every registered paper has its vectors
 
-    report = bot.ingest([seeded_store.seeds])
+    report = run_ingest(bot, [seeded_store.seeds])
     assert (report.added, report.unchanged, report.papers) == (total - len(committed), len(committed), total)
-    assert set(bot.registry.papers()) == bot.store.paper_ids()
+    assert set(bot.papers()) == bot.store.vector_paper_ids()
     # Vectors of papers caught between the two writes were overwritten, not duplicated.
-    assert bot.store.count() == Paperbot(seeded_store).store.count()
+    assert bot.store.vectors.count() == Paperbot(seeded_store).store.vectors.count()
     top = bot.search("calibrated model trust for safe policy improvement", k=1).hits[0]
     assert top.paper.label == "Cal-SPI"

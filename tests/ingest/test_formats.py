@@ -21,6 +21,7 @@ def test_jsonl_with_metadata(
     settings_for: Callable[..., Settings],
     small_abstracts: dict[str, str],
     run_cli: Callable[..., Any],
+    run_ingest: Callable[..., Any],
 ) -> None:
     rows = [
         {
@@ -44,10 +45,10 @@ def test_jsonl_with_metadata(
     path = tmp_path / "papers.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     settings = settings_for(tmp_path / "store")
-    report = Paperbot(settings).ingest([path])
+    report = run_ingest(settings, [path])
     assert (report.papers, report.added) == (2, 2)
 
-    papers = {p.source_id: p for p in Paperbot(settings).registry.papers().values()}
+    papers = {p.source_id: p for p in Paperbot(settings).papers().values()}
     assert set(papers) == {"arXiv:2401.00001", "tide-7"}
     penguins, tides = papers["arXiv:2401.00001"], papers["tide-7"]
     assert (penguins.title, penguins.authors, penguins.year, penguins.venue, penguins.url) == (
@@ -73,7 +74,10 @@ def test_jsonl_with_metadata(
 
 
 def test_csv_with_metadata(
-    tmp_path: Path, settings_for: Callable[..., Settings], small_abstracts: dict[str, str]
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     quoted = small_abstracts["QuillNet"].replace("missing letters", '"missing" letters')
     rows = [
@@ -100,8 +104,8 @@ def test_csv_with_metadata(
         writer.writeheader()
         writer.writerows(rows)
     bot = Paperbot(settings_for(tmp_path / "store"))
-    assert bot.ingest([path]).added == 2
-    papers = {p.source_id: p for p in bot.registry.papers().values()}
+    assert run_ingest(bot, [path]).added == 2
+    papers = {p.source_id: p for p in bot.papers().values()}
     assert papers["c1"].text == quoted  # the doubled quotes of CSV are undone, nothing cut
     assert (papers["c1"].title, papers["c1"].authors, papers["c1"].year) == (
         "Reading erased ink",
@@ -113,7 +117,10 @@ def test_csv_with_metadata(
 
 
 def test_beir_folder_ingests_only_the_corpus(
-    tmp_path: Path, settings_for: Callable[..., Settings], small_abstracts: dict[str, str]
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     folder = tmp_path / "scifact-mini"
     (folder / "qrels").mkdir(parents=True)
@@ -128,9 +135,9 @@ def test_beir_folder_ingests_only_the_corpus(
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\t4983\t1\n")
 
     bot = Paperbot(settings_for(tmp_path / "store"))
-    report = bot.ingest([folder])
+    report = run_ingest(bot, [folder])
     assert (report.papers, report.added) == (3, 3)
-    papers = list(bot.registry.papers().values())
+    papers = list(bot.papers().values())
     assert {p.source_id for p in papers} == {"4983", "5836", "7912"}
     assert {Path(s.file).name for p in papers for s in p.sources} == {"corpus.jsonl"}
     assert queries[0]["text"] not in {p.text for p in papers}
@@ -143,15 +150,16 @@ def test_same_abstract_in_jsonl_and_text_is_one_paper(
     settings_for: Callable[..., Settings],
     small_abstracts: dict[str, str],
     write_abstracts: Callable[..., Path],
+    run_ingest: Callable[..., Any],
 ) -> None:
     text = small_abstracts["TideBench"]
     jsonl = tmp_path / "a.jsonl"
     jsonl.write_text(json.dumps({"id": "t1", "title": "Tides", "abstract": text}) + "\n")
     seed = write_abstracts(tmp_path / "b.txt", ["  " + text.replace(". ", ".\n")])
     bot = Paperbot(settings_for(tmp_path / "store"))
-    report = bot.ingest([jsonl, seed])
+    report = run_ingest(bot, [jsonl, seed])
     assert (report.papers, report.added) == (1, 1)
-    (paper,) = bot.registry.papers().values()
+    (paper,) = bot.papers().values()
     assert paper.text == text  # verbatim from its first source
     assert [Path(s.file).name for s in paper.sources] == ["a.jsonl", "b.txt"]
     assert (paper.title, paper.source_id, paper.venue, paper.year) == ("Tides", "t1", "ICML", 2025)

@@ -20,9 +20,9 @@ import pytest
 
 from bot.errors import InputError
 from bot.settings import ChunkSettings
+from bot.store.store import lexical_index
 from bot.text.chunking import paper_chunks
 from ingest import labels
-from ingest.pipeline import lexical_index
 from ingest.plan import merge_records
 from ingest.readers import read_paths
 

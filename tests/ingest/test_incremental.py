@@ -30,22 +30,25 @@ def _seed_excerpt(seeds_dir: Path, target: Path, abstracts: int) -> list[str]:
 
 
 def test_editing_one_abstract_updates_only_that_paper(
-    seeds_dir: Path, tmp_path: Path, settings_for: Callable[..., Settings]
+    seeds_dir: Path,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    run_ingest: Callable[..., Any],
 ) -> None:
     seed_copy = tmp_path / "seeds" / "004_copy.txt"
     seed_copy.parent.mkdir()
     abstracts = _seed_excerpt(seeds_dir, seed_copy, 4)
     assert OLD_SENTENCE in abstracts[2]
     bot = Paperbot(settings_for(tmp_path / "store"))
-    first = bot.ingest([seed_copy])
+    first = run_ingest(bot, [seed_copy])
     assert (first.papers, first.added) == (4, 4)
-    before = dict(bot.registry.papers())
+    before = dict(bot.papers())
     old = next(p for p in before.values() if OLD_SENTENCE in p.text)
 
     seed_copy.write_text(seed_copy.read_text(encoding="utf-8").replace(OLD_SENTENCE, NEW_SENTENCE), encoding="utf-8")
-    report = bot.ingest([seed_copy])
+    report = run_ingest(bot, [seed_copy])
     assert (report.papers, report.added, report.updated, report.removed, report.unchanged) == (4, 0, 1, 0, 3)
-    after = bot.registry.papers()
+    after = bot.papers()
     new = next(p for p in after.values() if NEW_SENTENCE in p.text)
     assert old.paper_id not in after and new.paper_id != old.paper_id
     assert not [p for p in after.values() if OLD_SENTENCE in p.text]
@@ -54,7 +57,7 @@ def test_editing_one_abstract_updates_only_that_paper(
     for pid, paper in before.items():
         if pid != old.paper_id:
             assert after[pid] == paper  # untouched papers are not rewritten
-    assert bot.store.paper_ids() == set(after)  # the old vectors are deleted
+    assert bot.store.vector_paper_ids() == set(after)  # the old vectors are deleted
 
     found = bot.search("reservoir controllers for glacier melt in hydropower plants")
     assert found.hits[0].paper.paper_id == new.paper_id
@@ -63,12 +66,15 @@ def test_editing_one_abstract_updates_only_that_paper(
     assert old.paper_id not in {h.paper.paper_id for h in gone.hits}
     assert not [h for h in gone.hits if "superlinear" in h.matched_terms]
 
-    again = bot.ingest([seed_copy])
+    again = run_ingest(bot, [seed_copy])
     assert (again.added, again.updated, again.removed, again.unchanged) == (0, 0, 0, 4)
 
 
 def test_jsonl_edit_is_matched_by_record_id_and_reordering_changes_nothing(
-    tmp_path: Path, settings_for: Callable[..., Settings], small_abstracts: dict[str, str]
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     rows = [{"id": label, "abstract": text} for label, text in small_abstracts.items()]
     path = tmp_path / "papers.jsonl"
@@ -78,36 +84,39 @@ def test_jsonl_edit_is_matched_by_record_id_and_reordering_changes_nothing(
 
     write(rows)
     bot = Paperbot(settings_for(tmp_path / "store"))
-    assert bot.ingest([path]).added == 4
+    assert run_ingest(bot, [path]).added == 4
 
     write(list(reversed(rows)))
-    moved = bot.ingest([path])
+    moved = run_ingest(bot, [path])
     assert (moved.added, moved.updated, moved.removed, moved.unchanged) == (0, 0, 0, 4)
-    assert {p.source_id: p.sources[0].record for p in bot.registry.papers().values()} == {
+    assert {p.source_id: p.sources[0].record for p in bot.papers().values()} == {
         r["id"]: n for n, r in enumerate(reversed(rows), start=1)
     }
 
     edited = [dict(r) for r in rows]
     edited[1]["abstract"] += " We also release the gauge data."
     write(edited)
-    report = bot.ingest([path])
+    report = run_ingest(bot, [path])
     assert (report.added, report.updated, report.removed, report.unchanged) == (0, 1, 0, 3)
-    tide = next(p for p in bot.registry.papers().values() if p.source_id == "TideBench")
+    tide = next(p for p in bot.papers().values() if p.source_id == "TideBench")
     assert tide.text.endswith("We also release the gauge data.")
     assert tide.label == "TideBench"
 
 
 def test_changing_only_the_title_re_embeds(
-    tmp_path: Path, settings_for: Callable[..., Settings], small_abstracts: dict[str, str]
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     path = tmp_path / "papers.jsonl"
     record = {"id": "q", "title": "Old title", "abstract": small_abstracts["QuillNet"]}
     path.write_text(json.dumps(record) + "\n")
     bot = Paperbot(settings_for(tmp_path / "store"))
-    bot.ingest([path])
+    run_ingest(bot, [path])
     path.write_text(json.dumps({**record, "title": "Reading erased ink"}) + "\n")
-    report = bot.ingest([path])
+    report = run_ingest(bot, [path])
     assert (report.added, report.updated, report.unchanged) == (0, 1, 0)
-    (paper,) = bot.registry.papers().values()
+    (paper,) = bot.papers().values()
     assert paper.title == "Reading erased ink"
     assert bot.search("reading erased ink").hits[0].paper.paper_id == paper.paper_id

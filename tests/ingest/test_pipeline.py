@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,24 +35,27 @@ def test_longest_first_embeds_similar_lengths_together_and_returns_input_order()
 
 @pytest.mark.slow
 def test_windows_and_groups_change_no_vector_and_progress_never_goes_back(
-    seeds_dir: Path, tmp_path: Path, settings_for: Callable[..., Settings]
+    seeds_dir: Path,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    run_ingest: Callable[..., Any],
 ) -> None:
     """Small windows and groups (3 and 2 papers) store the same vectors as the defaults, and the
     progress count rises to the total without ever going back."""
     seed = sorted(seeds_dir.glob("*.txt"))[0]
     default = Paperbot(settings_for(tmp_path / "default"))
-    default.ingest([seed])
+    run_ingest(default, [seed])
     small = settings_for(tmp_path / "small", storage=StoreSettings(embed_window=3, write_batch=2))
     seen: list[tuple[int, int]] = []
     bot = Paperbot(small)
-    report = bot.ingest([seed], progress=lambda done, total: seen.append((done, total)))
+    report = run_ingest(bot, [seed], progress=lambda done, total: seen.append((done, total)))
     assert report.added == report.papers > 6
     totals = {total for _, total in seen}
     assert totals == {report.papers}
     counts = [done for done, _ in seen]
     assert counts == sorted(counts) and counts[0] == 0 and counts[-1] == report.papers
     assert len(set(counts)) > report.papers // 3  # it moves while windows embed, not only at the end
-    expected, got = default.store.all_vectors(), bot.store.all_vectors()
+    expected, got = default.store.vectors.all_vectors(), bot.store.vectors.all_vectors()
     assert sorted(expected.chunk_ids) == sorted(got.chunk_ids)
     rows = {cid: i for i, cid in enumerate(got.chunk_ids)}
     order = [rows[cid] for cid in expected.chunk_ids]
@@ -61,7 +65,7 @@ def test_windows_and_groups_change_no_vector_and_progress_never_goes_back(
 @pytest.mark.slow
 def test_chunk_texts_are_cut_again_exactly_as_ingest_embedded_them(seeded_bot: Paperbot) -> None:
     """Chroma keeps no chunk text; the chunks cut again from the registry embed to the stored vectors."""
-    stored = seeded_bot.store.all_vectors()
+    stored = seeded_bot.store.vectors.all_vectors()
     texts = seeded_bot.chunk_texts([*stored.chunk_ids, "nosuchpaper-0", f"{stored.paper_ids[0]}-999"])
     assert sorted(texts) == sorted(stored.chunk_ids)  # every stored chunk, and no unknown one
     sample = list(stored.chunk_ids[::7])

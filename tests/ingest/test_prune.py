@@ -34,7 +34,7 @@ def two_files(tmp_path: Path, seed_paragraphs: list[Any], write_abstracts: Calla
 
 
 def _papers(settings: Settings) -> dict[str, Any]:
-    return {p.text: p for p in Paperbot(settings).registry.papers().values()}
+    return {p.text: p for p in Paperbot(settings).papers().values()}
 
 
 def test_deleted_file_is_pruned_only_with_prune(
@@ -66,7 +66,7 @@ def test_deleted_file_is_pruned_only_with_prune(
     # Cal-SPI was also in b.txt: kept, with only the source that still exists.
     assert [Path(s.file).name for s in papers[two_files["calspi"]].sources] == ["b.txt"]
     bot = Paperbot(settings)
-    assert ncts_id not in bot.store.paper_ids()
+    assert ncts_id not in bot.store.vector_paper_ids()
     hits = bot.search("Nested Causal Thompson Sampling for hierarchical bandits").hits
     assert ncts_id not in {h.paper.paper_id for h in hits}
 
@@ -79,16 +79,17 @@ def test_deleting_a_paragraph_warns_and_prune_removes_it(
     tmp_path: Path,
     settings_for: Callable[..., Settings],
     write_abstracts: Callable[..., Path],
+    run_ingest: Callable[..., Any],
 ) -> None:
     bot = Paperbot(settings_for(tmp_path / "store"))
-    bot.ingest([two_files["folder"]])
+    run_ingest(bot, [two_files["folder"]])
     write_abstracts(two_files["b"], [two_files["calspi"]])  # `other` deleted from the end
-    kept = bot.ingest([two_files["folder"]])
+    kept = run_ingest(bot, [two_files["folder"]])
     assert (kept.papers, kept.removed, kept.stale) == (3, 0, 1)
     assert any("--prune" in w for w in kept.warnings)
-    pruned = bot.ingest([two_files["folder"]], prune=True)
+    pruned = run_ingest(bot, [two_files["folder"]], prune=True)
     assert (pruned.papers, pruned.removed, pruned.stale) == (2, 1, 0)
-    assert two_files["other"] not in {p.text for p in bot.registry.papers().values()}
+    assert two_files["other"] not in {p.text for p in bot.papers().values()}
 
 
 def test_prune_keeps_papers_of_other_files_that_still_exist(
@@ -97,11 +98,12 @@ def test_prune_keeps_papers_of_other_files_that_still_exist(
     settings_for: Callable[..., Settings],
     write_abstracts: Callable[..., Path],
     small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     bot = Paperbot(settings_for(tmp_path / "store"))
     elsewhere = write_abstracts(tmp_path / "elsewhere.txt", [small_abstracts["PenguinCount"]])
-    bot.ingest([elsewhere])
-    bot.ingest([two_files["folder"]])
-    report = bot.ingest([two_files["folder"]], prune=True)
+    run_ingest(bot, [elsewhere])
+    run_ingest(bot, [two_files["folder"]])
+    report = run_ingest(bot, [two_files["folder"]], prune=True)
     assert (report.papers, report.removed) == (4, 0)
-    assert small_abstracts["PenguinCount"] in {p.text for p in bot.registry.papers().values()}
+    assert small_abstracts["PenguinCount"] in {p.text for p in bot.papers().values()}

@@ -18,7 +18,7 @@ REPORT_KEYS = {"papers", "added", "updated", "removed", "unchanged", "seconds"}
 
 
 def _by_text(bot: Paperbot) -> dict[str, Paper]:
-    return {p.text: p for p in bot.registry.papers().values()}
+    return {p.text: p for p in bot.papers().values()}
 
 
 def test_seeds_ingest_to_53_papers_from_55_paragraphs(
@@ -30,7 +30,7 @@ def test_seeds_ingest_to_53_papers_from_55_paragraphs(
     assert (seed_report.updated, seed_report.removed, seed_report.unchanged) == (0, 0, 0)
     assert seed_report.warnings == ()
     assert seeded_bot.paper_count() == 53
-    assert seeded_bot.store.paper_ids() == set(seeded_bot.registry.papers())
+    assert seeded_bot.store.vector_paper_ids() == set(seeded_bot.papers())
 
 
 def test_every_paragraph_is_stored_verbatim_with_its_file_and_line(
@@ -57,7 +57,7 @@ def test_duplicates_are_merged_with_both_sources(seeded_bot: Paperbot, seed_para
 
 def test_header_line_is_collection_metadata_not_a_paper(seeded_bot: Paperbot, seed_headers: dict[str, str]) -> None:
     assert set(seed_headers.values()) == {"NeurIPS 2026 论文列表"}
-    papers = seeded_bot.registry.papers().values()
+    papers = seeded_bot.papers().values()
     assert not [p for p in papers if p.text in seed_headers.values()]
     for paper in papers:
         assert (paper.venue, paper.year) == ("NeurIPS", 2026)
@@ -66,7 +66,7 @@ def test_header_line_is_collection_metadata_not_a_paper(seeded_bot: Paperbot, se
 
 
 def test_labels_are_present_distinct_and_name_the_method(seeded_bot: Paperbot) -> None:
-    papers = list(seeded_bot.registry.papers().values())
+    papers = list(seeded_bot.papers().values())
     labels = [p.label for p in papers]
     assert all(label.strip() for label in labels)
     assert len({label.lower() for label in labels}) == 53
@@ -82,7 +82,7 @@ def test_labels_are_present_distinct_and_name_the_method(seeded_bot: Paperbot) -
 
 
 def test_display_renders_markup_while_text_stays_raw(seeded_bot: Paperbot) -> None:
-    by_label = {p.label: p for p in seeded_bot.registry.papers().values()}
+    by_label = {p.label: p for p in seeded_bot.papers().values()}
     cases = [
         ("χ-Bench", "We introduce $\\chi$-Bench, a benchmark", "We introduce χ-Bench, a benchmark"),
         ("PRISM", "introduce \\textbf{PRISM}, a three-stage", "introduce PRISM, a three-stage"),

@@ -120,7 +120,7 @@ def test_which_papers_list_keeps_every_paper_naming_the_term(seeded_bot):
     answer = seeded_bot.ask("Which papers use GRPO?")
     cited = [c.paper for c in answer.citations]
     assert all("GRPO" in p.text for p in cited)
-    named = [pid for pid, p in seeded_bot.registry.papers().items() if "GRPO" in p.text]
+    named = [pid for pid, p in seeded_bot.papers().items() if "GRPO" in p.text]
     assert len(cited) >= len(named) - 1  # at most one paper that names GRPO is left out
 
 

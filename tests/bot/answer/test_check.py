@@ -19,7 +19,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def _paper(bot, snippet: str) -> Paper:
-    (found,) = [p for p in bot.registry.papers().values() if snippet in p.text]
+    (found,) = [p for p in bot.papers().values() if snippet in p.text]
     return found
 
 

@@ -56,16 +56,16 @@ def test_resolve_names_every_unknown_and_ambiguous_ref(papers: dict[str, Paper])
 
 
 def test_lists_keep_order_ignore_duplicates_and_persist(tmp_path: Path, papers: dict[str, Paper]) -> None:
-    registry = Registry(tmp_path)  # the lists share the registry's file and must not disturb it
+    registry = Registry(tmp_path)  # the lists share the registry's connection and must not disturb it
     registry.write(upsert=papers.values())
-    lists = ReadingLists(tmp_path / "papers.sqlite")
+    lists = ReadingLists(registry.database)
     p = list(papers.values())
     assert lists.add(" to read ", [p[2], p[0]]) == 2
     assert lists.add("to read", [p[0], p[3]]) == 1
     assert lists.add("other", [p[1]]) == 1
-    lists.close()
+    registry.close()
 
-    reopened = ReadingLists(tmp_path / "papers.sqlite")
+    reopened = ReadingLists(Registry(tmp_path).database)
     assert reopened.names() == [("other", 1), ("to read", 3)]
     assert reopened.entries("to read") == [
         ("p222222cccccc", "Cure-all"),
@@ -76,11 +76,11 @@ def test_lists_keep_order_ignore_duplicates_and_persist(tmp_path: Path, papers: 
     assert [pid for pid, _ in reopened.entries("to read")] == ["p222222cccccc", "p333333dddddd"]
     reopened.delete("other")
     assert reopened.names() == [("to read", 2)]
-    assert len(Registry(tmp_path).papers()) == 4 and Registry(tmp_path).version() == registry.version()
+    assert len(Registry(tmp_path).papers()) == 4 and Registry(tmp_path).version() == 1
 
 
 def test_list_errors_say_what_to_do(tmp_path: Path, papers: dict[str, Paper]) -> None:
-    lists = ReadingLists(tmp_path / "papers.sqlite")
+    lists = ReadingLists(Registry(tmp_path).database)
     lists.add("mine", [papers["p111111aaaaaa"]])
     with pytest.raises(UnknownListError, match=r"no reading list 'nope' \(lists: mine\).*paperbot list add nope"):
         lists.entries("nope")

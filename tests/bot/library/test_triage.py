@@ -32,7 +32,7 @@ SETTINGS = TriageSettings()
 
 
 def _ids(bot: Paperbot, snippets: list[str]) -> set[str]:
-    found = {pid for s in snippets for pid, p in bot.registry.papers().items() if s in p.text}
+    found = {pid for s in snippets for pid, p in bot.papers().items() if s in p.text}
     assert len(found) == len(snippets), snippets  # each snippet names exactly one abstract
     return found
 
@@ -175,12 +175,12 @@ def test_paper_vectors_take_each_papers_best_chunk() -> None:
 
 @pytest.mark.slow
 def test_store_reads_every_vector_in_pages(seeded_bot: Paperbot) -> None:
-    whole = seeded_bot.store.all_vectors()
-    paged = seeded_bot.store.all_vectors(page=7)
-    assert len(whole.chunk_ids) == seeded_bot.store.count() == whole.matrix.shape[0]
+    whole = seeded_bot.store.vectors.all_vectors()
+    paged = seeded_bot.store.vectors.all_vectors(page=7)
+    assert len(whole.chunk_ids) == seeded_bot.store.vectors.count() == whole.matrix.shape[0]
     assert whole.matrix.shape[1] == 384
     assert np.allclose(np.linalg.norm(whole.matrix, axis=1), 1.0, atol=1e-4)
-    assert set(whole.paper_ids) == set(seeded_bot.registry.papers())
+    assert set(whole.paper_ids) == set(seeded_bot.papers())
     assert sorted(paged.chunk_ids) == sorted(whole.chunk_ids)
 
 
@@ -199,7 +199,7 @@ def test_word_presence_agrees_with_coverage(seeded_bot: Paperbot) -> None:
 @pytest.mark.slow
 def test_grpo_returns_exactly_the_abstracts_that_build_on_it(seeded_bot: Paperbot) -> None:
     result = seeded_bot.triage("GRPO")
-    mentions = {pid for pid, p in seeded_bot.registry.papers().items() if "GRPO" in p.text}
+    mentions = {pid for pid, p in seeded_bot.papers().items() if "GRPO" in p.text}
     assert len(mentions) == 8
     assert {p.paper.paper_id for p in result.papers} == mentions
     assert result.considered == 53
@@ -271,7 +271,7 @@ def test_similar_papers_and_pasted_abstracts(seeded_bot: Paperbot, run_cli: Call
     assert all(set(p) >= PAPER_KEYS for p in data["papers"])
     assert [p["score"] for p in data["papers"]] == sorted((p["score"] for p in data["papers"]), reverse=True)
 
-    abstract = seeded_bot.registry.papers()[cal_spi].text
+    abstract = seeded_bot.papers()[cal_spi].text
     pasted = seeded_bot.similar(text=abstract, k=3)
     assert pasted.papers[0].paper.paper_id == cal_spi and pasted.papers[0].similarity > 0.97
     assert pasted.papers[1].similarity < 0.9
@@ -282,11 +282,15 @@ def test_similar_papers_and_pasted_abstracts(seeded_bot: Paperbot, run_cli: Call
 
 @pytest.mark.slow
 def test_triage_sees_papers_ingested_after_it_first_ran(
-    store_copy: Settings, write_abstracts: Callable[..., Path], small_abstracts: dict[str, str], tmp_path: Path
+    store_copy: Settings,
+    write_abstracts: Callable[..., Path],
+    small_abstracts: dict[str, str],
+    tmp_path: Path,
+    run_ingest: Callable[..., Any],
 ) -> None:
     bot = Paperbot(store_copy)
     assert bot.triage("counting penguins in drone images").papers == ()
-    bot.ingest([write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
+    run_ingest(bot, [write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
     found = bot.triage("counting penguins in drone images")
     assert [p.paper.label for p in found.papers] == ["PenguinCount"] and found.considered == 54
 
@@ -329,6 +333,7 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
     small_abstracts: dict[str, str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    run_ingest: Callable[..., Any],
 ) -> None:
     first = Paperbot(store_copy)
     corpus = first.corpus()
@@ -336,19 +341,21 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
     assert len(cached) == 1
 
     second = Paperbot(store_copy)
-    monkeypatch.setattr(second.store, "all_vectors", lambda *a, **k: pytest.fail("read Chroma despite the cache"))
+    monkeypatch.setattr(
+        second.store.vectors, "all_vectors", lambda *a, **k: pytest.fail("read Chroma despite the cache")
+    )
     again = second.corpus()
     assert again.paper_ids == corpus.paper_ids
     assert np.array_equal(again.vectors.centroids, corpus.vectors.centroids)
-    assert again.vectors.chunk_count == corpus.vectors.chunk_count == first.store.count()
+    assert again.vectors.chunk_count == corpus.vectors.chunk_count == first.store.vectors.count()
     monkeypatch.undo()
 
     # an ingest makes the copy stale: the next process reads Chroma again and replaces the file
-    second.ingest([write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
+    run_ingest(second, [write_abstracts(tmp_path / "new.txt", [small_abstracts["PenguinCount"]])])
     third = Paperbot(store_copy)
     reads: list[int] = []
-    real = third.store.all_vectors
-    monkeypatch.setattr(third.store, "all_vectors", lambda *a, **k: reads.append(1) or real(*a, **k))
+    real = third.store.vectors.all_vectors
+    monkeypatch.setattr(third.store.vectors, "all_vectors", lambda *a, **k: reads.append(1) or real(*a, **k))
     assert len(third.corpus().paper_ids) == 54 and reads == [1]
     replaced = sorted(store_copy.store.glob("corpus-vectors-*.npz"))
     assert len(replaced) == 1 and replaced != cached

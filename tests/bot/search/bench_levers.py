@@ -48,7 +48,7 @@ class Bench:
         self.settings = Settings(store=store)
         self.bot = Paperbot(self.settings)
         self.corpus = self.bot.corpus()
-        self.papers = self.bot.registry.papers()
+        self.papers = self.bot.papers()
         self.data = beir.read_beir(folder, split)
         self.docs = {pid: [s.source_id for s in p.sources if s.source_id] or [pid] for pid, p in self.papers.items()}
         self.qids = list(self.data.queries)

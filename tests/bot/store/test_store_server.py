@@ -138,23 +138,24 @@ def test_a_wiped_server_is_refilled_with_current_sources(
     settings_for: Callable[..., Settings],
     write_abstracts: Callable[..., Path],
     small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
 ) -> None:
     texts = list(small_abstracts.values())
     a = write_abstracts(tmp_path / "a.txt", texts[:2])
     first = chroma_servers("chroma-first")
     bot = Paperbot(settings_for(tmp_path / "store", chroma_url=first.url))
-    assert bot.ingest([a]).added == 2
+    assert run_ingest(bot, [a]).added == 2
     first.stop()
 
     # A new, empty server; b.txt repeats a paper of a.txt, so its sources change as well.
     fresh = chroma_servers("chroma-fresh")
     b = write_abstracts(tmp_path / "b.txt", [texts[0], texts[2]])
     bot = Paperbot(settings_for(tmp_path / "store", chroma_url=fresh.url))
-    report = bot.ingest([a, b])
+    report = run_ingest(bot, [a, b])
     assert (report.papers, report.added, report.unchanged) == (3, 1, 2)
     assert "re-embedded 2 papers missing from the vector store" in report.warnings
-    assert bot.store.paper_ids() == set(bot.registry.papers())
-    shared = next(p for p in bot.registry.papers().values() if p.text == texts[0])
+    assert bot.store.vector_paper_ids() == set(bot.papers())
+    shared = next(p for p in bot.papers().values() if p.text == texts[0])
     assert [Path(s.file).name for s in shared.sources] == ["a.txt", "b.txt"]
     assert bot.search("counting penguins from drones").hits[0].paper.paper_id == shared.paper_id
 

@@ -75,13 +75,13 @@ def test_a_reader_during_an_ingest_builds_the_index_in_memory_and_leaves_the_fil
     from bot.app import Paperbot
 
     bot = Paperbot(store_copy)
-    bot.registry.write(upsert=[])  # the registry moves on, as it does every 16 papers of an ingest
+    bot.store.registry.write(upsert=[])  # the registry moves on, as it does every 16 papers of an ingest
     lexical = store_copy.store / "lexical"
     before = (lexical / "index.json").read_text(encoding="utf-8")
     with writing(store_copy.store):  # an ingest is writing
         assert bot.search("safe policy improvement with calibrated model trust", k=1).hits[0].paper.label == "Cal-SPI"
         assert (lexical / "index.json").read_text(encoding="utf-8") == before  # not saved meanwhile
-    bot.registry.write(upsert=[])
+    bot.store.registry.write(upsert=[])
     bot.search("safe policy improvement", k=1)  # no ingest now: the reader saves what it built
     assert (lexical / "index.json").read_text(encoding="utf-8") != before
 

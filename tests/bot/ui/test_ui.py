@@ -13,8 +13,9 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import bibtexparser
 import pytest
@@ -67,10 +68,10 @@ def test_empty_question_gets_a_polite_reply_and_keeps_the_panel(tmp_path: Path) 
     assert turn.panel is None  # the latest real answer's citations stay on screen
 
 
-def test_a_core_error_is_a_chat_reply_not_a_traceback(tmp_path: Path) -> None:
+def test_a_core_error_is_a_chat_reply_not_a_traceback(tmp_path: Path, run_ingest: Callable[..., Any]) -> None:
     missing = tmp_path / "no-seeds"
     bot = _bot(tmp_path, missing)  # the real core raises MissingPathError when seeding
-    loader = SeedLoader(lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    loader = SeedLoader(lambda progress: run_ingest(bot, progress=progress), bot.paper_count)
     turn = chat_turn(" What is ASCPO? ", [], seeded(bot.ask, loader, lambda d, t: None))
     question, reply = turn.history
     assert question == {"role": "user", "content": "What is ASCPO?"}
@@ -132,13 +133,15 @@ def test_build_exposes_ask_and_hides_the_rest(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.slow
-def test_concurrent_first_visits_ingest_the_seeds_once(tmp_path: Path, small_seeds: Path) -> None:
+def test_concurrent_first_visits_ingest_the_seeds_once(
+    tmp_path: Path, small_seeds: Path, run_ingest: Callable[..., Any]
+) -> None:
     bot = _bot(tmp_path, small_seeds)
     calls: list[str] = []
 
     def ingest_seeds(progress: Progress) -> IngestReport:
         calls.append(threading.current_thread().name)
-        return bot.ingest(progress=progress)
+        return run_ingest(bot, progress=progress)
 
     loader = SeedLoader(ingest_seeds, bot.paper_count)
     assert loader.needed()
@@ -178,10 +181,10 @@ def test_concurrent_first_visits_ingest_the_seeds_once(tmp_path: Path, small_see
 
 
 @pytest.mark.slow
-def test_the_tabs_callables_reach_the_core(tmp_path: Path, small_seeds: Path) -> None:
+def test_the_tabs_callables_reach_the_core(tmp_path: Path, small_seeds: Path, run_ingest: Callable[..., Any]) -> None:
     bot = _bot(tmp_path, small_seeds)
     library = library_of(bot)
-    loader = SeedLoader(lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    loader = SeedLoader(lambda progress: run_ingest(bot, progress=progress), bot.paper_count)
     # Triage on an empty store first loads the seeds, as the first question does.
     found = after_seeds(library, loader).triage("counting penguins in drone images")
     assert bot.paper_count() == 3
@@ -216,7 +219,7 @@ def _closed_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def streaming(tmp_path_factory: pytest.TempPathFactory) -> tuple[Paperbot, SeedLoader]:
+def streaming(tmp_path_factory: pytest.TempPathFactory, run_ingest: Callable[..., Any]) -> tuple[Paperbot, SeedLoader]:
     """An empty store with the small seeds, and the loader the chat fills it through; its openai
     endpoint is a closed loopback port, so asking that model really fails. Short model answers keep
     the in-process model to seconds; the timeout is generous for busy cores."""
@@ -226,7 +229,7 @@ def streaming(tmp_path_factory: pytest.TempPathFactory) -> tuple[Paperbot, SeedL
     down = {"base_url": f"http://127.0.0.1:{_closed_port()}/v1", "timeout": 300, "max_tokens": 32}
     settings = Settings(store=folder / "store", seeds=folder / "seeds", chroma_url=None, generator=down)  # type: ignore[arg-type]
     bot = Paperbot(settings)
-    return bot, SeedLoader(lambda progress: bot.ingest(progress=progress), bot.paper_count)
+    return bot, SeedLoader(lambda progress: run_ingest(bot, progress=progress), bot.paper_count)
 
 
 def _chat(streaming: tuple[Paperbot, SeedLoader], question: str, **options: object) -> list[Turn]:

@@ -1,0 +1,145 @@
+"""Answering questions: resolve follow-ups, search, then write the answer and check its citations.
+
+It chooses who writes (the extractive composer or a language model), falls back to the
+extractive answer with a notice when a model fails, and streams the text as it is written.
+`ask_many` and `ask_stream` take the same steps. It does not search (bot.search.service) or
+write sentences (bot.answer.compose, bot.answer.generate) itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+import numpy as np
+
+from bot.answer import generate
+from bot.answer.check import CheckedAnswer, check_answer, check_text
+from bot.answer.compose import Composer
+from bot.errors import GeneratorError, QueryError
+from bot.search import followup
+from bot.search.service import SearchService
+from bot.settings import AnswerSettings, CheckSettings, GeneratorSettings
+from bot.types import Answer, Citation, SearchResult
+
+log = logging.getLogger(__name__)
+
+Embed = Callable[[list[str]], np.ndarray]
+Stream = Iterator[str | Answer]
+
+
+class AnswerService:
+    """Checked, cited answers over one store."""
+
+    def __init__(
+        self,
+        search: SearchService,
+        embed: Embed,
+        answer: AnswerSettings,
+        check: CheckSettings,
+        generator: GeneratorSettings,
+    ) -> None:
+        self.search = search
+        self.embed = embed
+        self.settings = answer
+        self.check = check
+        self.generator = generator
+
+    def ask_many(
+        self, questions: list[str], generator: str | None = None, previous: Answer | None = None
+    ) -> list[Answer]:
+        """Each question's checked answer; `previous` (the last answer of a chat) resolves follow-ups."""
+        return [_last(stream) for stream in self._streams(questions, generator, previous)]
+
+    def ask_stream(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Stream:
+        """The answer to `question` as it is written: text pieces (str), then the finished Answer, last.
+
+        Pieces are a model's tokens, or the extractive answer's sentences. The final Answer is
+        authoritative (markers cleaned, sentences checked) and replaces the streamed text; its
+        `generator` names the path that wrote it and `notice` says why a requested model did not.
+        """
+        (stream,) = self._streams([question], generator, previous)
+        yield from stream
+
+    def _streams(self, questions: list[str], generator: str | None, previous: Answer | None) -> list[Stream]:
+        """The steps every question takes: follow-ups resolved, all searched, then each answered in turn."""
+        backend = self._backend(generator)
+        known = list(self.search.papers().values()) if previous is not None else []
+        asked = [followup.resolve(q, previous, known) for q in questions]
+        # Answers draw on more papers than a search shows, for "which papers" lists.
+        k = max(self.search.settings.k, self.settings.list_max)
+        results = self.search.search_followups(asked, k)
+        pairs = zip(asked, results, strict=True)
+        return [self._as_asked(f, self.answer_stream(f.standalone, r, backend)) for f, r in pairs]
+
+    def _backend(self, generator: str | None) -> str:
+        backend = generator or self.generator.backend
+        if backend not in generate.BACKENDS:
+            raise QueryError(f"unknown generator {backend!r}; choose one of {', '.join(generate.BACKENDS)}")
+        return backend
+
+    def _as_asked(self, asked: followup.Followup, stream: Stream) -> Stream:
+        """The stream, its final Answer labelled with the question as asked and what was searched."""
+        for item in stream:
+            if not isinstance(item, Answer):
+                yield item
+                continue
+            papers = self.search.papers() if asked.paper_ids else {}
+            yield replace(
+                item,
+                question=asked.question,
+                standalone_question=asked.standalone,
+                restricted_to=asked.paper_ids,
+                restricted_labels=tuple(papers[p].label if p in papers else p for p in asked.paper_ids),
+            )
+
+    def answer_stream(self, question: str, result: SearchResult, backend: str) -> Stream:
+        """Like ask_stream, for a search already made. A model that fails, times out or is missing
+        never fails the answer: the extractive one comes instead, with a notice saying what failed."""
+        composer = Composer(self.embed, self.settings)
+        if backend != "extractive" and (result.abstained or not result.hits):
+            notice = f"No retrieved abstract is about this question, so the {backend} model was not asked."
+            answer = replace(composer.compose(question, result), notice=notice)
+        elif backend != "extractive":
+            retrieved = {h.paper.paper_id for h in result.hits}
+
+            def check(markdown: str, cited: tuple[Citation, ...]) -> CheckedAnswer:
+                return check_text(markdown, cited, self.embed, self.check, retrieved)
+
+            try:
+                prompt = generate.prepare(question, result, self.generator)
+                model = generate.chat_model(self.generator, backend)
+                written: list[str] = []
+                for piece in generate.stream(model, prompt, self.generator, backend):
+                    written.append(piece)
+                    yield piece
+                yield replace(generate.finish(prompt, "".join(written), result, check), generator=backend)
+                return
+            except GeneratorError as exc:
+                notice = f"The {backend} language model did not answer: {exc}. This is the extractive answer instead."
+                log.info("%s", notice)
+                answer = replace(composer.compose(question, result), notice=notice)
+        else:
+            answer = composer.compose(question, result)
+        answer = check_answer(answer, self.embed, self.check)
+        yield from _pieces(answer.markdown)
+        yield answer
+
+
+def _pieces(markdown: str) -> list[str]:
+    """Sentence-sized pieces that join back into `markdown` exactly, for streaming an extractive answer.
+
+    Example: _pieces("A [1]. B [2].") -> ['A [1].', ' B [2].']
+    """
+    return [p for p in re.split(r"(?<=[.!?])(?=\s)", markdown) if p]
+
+
+def _last(stream: Stream) -> Answer:
+    """The Answer that ends an answer stream."""
+    final = None
+    for item in stream:
+        final = item
+    assert isinstance(final, Answer), "an answer stream ends with its Answer"
+    return final

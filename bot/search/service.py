@@ -1,0 +1,74 @@
+"""Search over the current store: a retriever per store version, batches of queries, and follow-up
+questions searched among the papers they are about.
+
+The retriever is made again whenever the store's version moves (an ingest by this process or
+another). It does not work out what a follow-up refers to (bot.search.followup) and never
+composes answers (bot.answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.errors import QueryError
+from bot.search.followup import Followup
+from bot.search.retrieve import Embed, Retriever
+from bot.settings import RetrievalSettings
+from bot.store import Store
+from bot.types import Paper, SearchResult
+
+
+class SearchService:
+    """Hybrid search of one store, shared by the threads of a process."""
+
+    def __init__(self, store: Store, embed: Embed, settings: RetrievalSettings) -> None:
+        self.store = store
+        self.embed = embed
+        self.settings = settings
+        self._retriever: Retriever | None = None
+
+    def retriever(self) -> Retriever:
+        """The retriever over the current corpus (made again when the store changes)."""
+        with self.store.lock:
+            # The registry version changes with every ingest, from this process or another; reading
+            # it is cheap, unlike counting the vectors, so it alone decides when to re-read.
+            if self._retriever is None or self._retriever.corpus.version != self.store.version():
+                self._retriever = Retriever(self.store.corpus(), self.embed, self.settings)
+            return self._retriever
+
+    def papers(self) -> dict[str, Paper]:
+        """The papers searched now, by id."""
+        return self.retriever().corpus.papers
+
+    def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
+        """The `k` best papers for each query (default `settings.k`), or an abstention."""
+        if k is not None and k < 1:
+            raise QueryError(f"--k {k}: give a positive number of papers")
+        return self.retriever().search_many(queries, k)
+
+    def search_followups(self, asked: list[Followup], k: int) -> list[SearchResult]:
+        """Each standalone question searched, `k` papers deep; a follow-up about earlier papers is
+        searched among those papers only (those still stored), each with its full scores.
+
+        Example: "which of these use MuJoCo?" after three papers -> those of the three naming MuJoCo,
+        or all three with `abstained` set when none does
+        """
+        open_questions = [f.standalone for f in asked if not f.paper_ids]
+        results = self.search_many(open_questions, k) if open_questions else []
+        retriever = self.retriever()
+        deep = [
+            retriever.search_many([f.standalone], len(f.paper_ids), only=f.paper_ids)[0] for f in asked if f.paper_ids
+        ]
+        plain, narrowed = iter(results), iter(deep)
+        out = []
+        for f in asked:
+            if not f.paper_ids:
+                out.append(next(plain))
+                continue
+            result = next(narrowed)
+            hits = list(result.hits)
+            # A filter keeps the papers naming enough of the question's words.
+            matching = [h for h in hits if h.coverage >= self.settings.filter_coverage] if f.kind == "filter" else hits
+            reason = "" if matching else f"none of the {len(hits)} papers asked about match"
+            out.append(replace(result, hits=tuple(matching or hits), abstained=not matching, reason=reason))
+        return out
