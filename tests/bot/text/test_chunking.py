@@ -11,7 +11,7 @@ from bot.embedder import Embedder, load
 from bot.settings import ChunkSettings, EmbedSettings, Settings
 from bot.store.registry import Registry
 from bot.text import tokens
-from bot.text.chunking import chunk_paper, chunk_texts, paper_chunks
+from bot.text.chunking import chunk_paper, chunk_texts, paper_chunks, parse_chunk_id
 
 SETTINGS = ChunkSettings()
 
@@ -25,6 +25,13 @@ def _huge_sentence(vocabulary: list[str], words: int = 2000, seed: int = 0) -> s
     rng = random.Random(seed)
     body = " ".join(rng.choice(vocabulary).strip(".!?;:,") or "x" for _ in range(words))
     return f"{body}."
+
+
+def test_chunk_ids_name_their_paper_and_position() -> None:
+    (chunk,) = chunk_paper("p346e74853fce", "One sentence.", None, SETTINGS)
+    assert parse_chunk_id(chunk.chunk_id) == ("p346e74853fce", 0)
+    assert parse_chunk_id("p346e74853fce-12") == ("p346e74853fce", 12)
+    assert parse_chunk_id("p346e74853fce") is None and parse_chunk_id("p3-x") is None
 
 
 def test_short_abstract_is_one_chunk_equal_to_its_text() -> None:

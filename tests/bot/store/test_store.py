@@ -1,0 +1,102 @@
+"""The store facade: it names every file of a store folder, checks the fingerprint in one place with
+one message, keeps the registry and the reading lists on one connection, and keeps the format that
+stores built by earlier versions have on disk."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.errors import FingerprintError
+from bot.settings import ChunkSettings, EmbedSettings, Settings
+from bot.store import Store, StorePaths
+from bot.store.fingerprint import index_fingerprint
+from bot.store.registry import Registry
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def two_papers(tmp_path: Path, write_abstracts: Callable[..., Path], small_abstracts: dict[str, str]) -> Path:
+    return write_abstracts(tmp_path / "two.txt", list(small_abstracts.values())[:2])
+
+
+@pytest.fixture
+def small_store(
+    tmp_path: Path, settings_for: Callable[..., Settings], two_papers: Path, run_ingest: Callable[..., Any]
+) -> Settings:
+    """A store of two small abstracts, ingested with the default settings."""
+    settings = settings_for(tmp_path / "store")
+    assert run_ingest(settings, [two_papers]).added == 2
+    return settings
+
+
+def test_the_default_settings_keep_the_fingerprint_earlier_stores_carry() -> None:
+    # A store ingested before the store facade existed records this (in papers.sqlite and in the
+    # Chroma collection); were it to move, such stores would be refused or re-embedded.
+    assert index_fingerprint(EmbedSettings(), ChunkSettings()) == "9423db658b1181dd"
+    assert index_fingerprint(EmbedSettings(cache_size=5), ChunkSettings()) == "9423db658b1181dd"
+
+
+def test_store_paths_name_every_file_of_a_store(small_store: Settings) -> None:
+    store = Store.open(small_store)
+    store.corpus()  # a reader writes the vector cache beside the store
+    paths = StorePaths(small_store.store)
+    named = {paths.chroma, paths.registry, paths.lexical, paths.lock, *paths.vector_caches()}
+    assert set(small_store.store.iterdir()) == named  # write.pid only exists while an ingest runs
+    assert len(paths.vector_caches()) == 1
+    assert paths.vector_caches()[0] == paths.vector_cache(f"{store.version()}-{store.vectors.count()}-9423db658b11")
+    with sqlite3.connect(paths.registry) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"papers", "meta"}  # the reading lists' tables appear with the first list
+    store.lists.names()
+    with sqlite3.connect(paths.registry) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"papers", "meta", "reading_lists", "reading_list_items"}
+
+
+def test_a_store_built_otherwise_is_refused_by_readers_and_ingest_with_one_message(
+    small_store: Settings, two_papers: Path, run_ingest: Callable[..., Any]
+) -> None:
+    changed = small_store.model_copy(update={"chunk": ChunkSettings(max_tokens=60)})
+    store = Store.open(changed)  # opening works, so that `ingest --rebuild` can reset it
+    with pytest.raises(FingerprintError) as read:
+        store.corpus()
+    with pytest.raises(FingerprintError) as ingest:
+        run_ingest(changed, [two_papers])
+    assert str(read.value) == str(ingest.value)
+    message = str(read.value)
+    assert "fingerprint 9423db658b1181dd, now " in message and "max_tokens=60" in message
+    assert message.endswith("rebuild it with `paperbot ingest --rebuild`, or restore the settings it was built with")
+    assert run_ingest(changed, [two_papers], rebuild=True).added == 2
+    assert len(Store.open(changed).corpus().papers) == 2
+
+
+def test_a_registry_built_otherwise_is_refused_even_when_the_vectors_match(small_store: Settings) -> None:
+    # e.g. the registry of a store whose Chroma server was swapped for one filled with other settings
+    Registry(small_store.store).set_meta("fingerprint", "0123456789abcdef")
+    with pytest.raises(FingerprintError, match="fingerprint 0123456789abcdef, now 9423db658b1181dd"):
+        Store.open(small_store).corpus()
+
+
+def test_the_registry_and_the_reading_lists_share_one_connection(small_store: Settings) -> None:
+    store = Store.open(small_store)
+    label = next(iter(store.papers().values())).label
+    assert store.lists.add("to read", list(store.papers().values())[:1]) == 1
+    assert store.lists.entries("to read")[0][1] == label
+    store.close()  # closing the registry closes the lists' connection: there is only one
+    with pytest.raises(sqlite3.ProgrammingError):
+        store.lists.names()
+
+
+def test_papers_another_process_writes_are_seen_without_reopening(small_store: Settings) -> None:
+    store = Store.open(small_store)
+    first = next(iter(store.papers()))
+    other = Registry(small_store.store)  # another process's connection
+    other.write(delete=[first])
+    assert first not in store.papers() and len(store.papers()) == 1
+    assert store.paper_count() == 1
