@@ -16,6 +16,7 @@ import pytest
 
 from bot.app import Paperbot
 from bot.settings import Settings
+from bot.store.paths import StorePaths
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.slow
 def _registered(store: Path) -> int:
     """Papers in the registry right now, read as another process would."""
     try:
-        with sqlite3.connect(f"file:{store / 'papers.sqlite'}?mode=ro", uri=True, timeout=5) as db:
+        with sqlite3.connect(f"file:{StorePaths(store).registry}?mode=ro", uri=True, timeout=5) as db:
             return int(db.execute("SELECT count(*) FROM papers").fetchone()[0])
     except sqlite3.OperationalError:  # not created yet
         return 0

@@ -16,6 +16,7 @@ from bot.errors import FormatError, MissingPathError
 from bot.eval.data import read_beir, read_judgments, read_questions
 from bot.eval.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k, rrf
 from bot.eval.report import EvalReport
+from bot.store.paths import StorePaths
 
 # Seven invented abstracts on unrelated topics; each query below paraphrases one of them.
 TINY_CORPUS = {
@@ -239,7 +240,7 @@ def test_beir_eval_end_to_end(
     assert [out["metrics"][name]["Recall@100"] for name in ("paperbot", "dense", "rrf")] == [1.0, 1.0, 1.0]
     assert out["metrics"]["paperbot"]["nDCG@10"] >= 0.9
     assert out["metrics"]["paperbot"]["MRR@10"] == 1.0
-    assert (store / "eval-tinybeir" / "papers.sqlite").is_file()
+    assert StorePaths(store / "eval-tinybeir").registry.is_file()
     assert report.read_text().startswith("### tinybeir train: 4 queries, 7 papers")
     assert "| paperbot (hybrid) |" in report.read_text()
 

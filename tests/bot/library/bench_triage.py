@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bot.app import Paperbot
 from bot.settings import Settings
+from bot.store.paths import StorePaths
 
 OTHER_TOPICS = ["safe reinforcement learning", "diffusion models", "federated learning"]
 
@@ -27,7 +28,7 @@ def cold(store: Path, topic: str, runs: int, uncached: bool) -> dict[str, list[f
     for _ in range(runs):
         for label in list(out)[: 2 if uncached else 1][::-1]:
             if label.endswith("Chroma"):
-                for cached in store.glob("corpus-vectors-*.npz"):  # the next run reads Chroma and writes it anew
+                for cached in StorePaths(store).vector_caches():  # the next run reads Chroma and writes it anew
                     cached.unlink()
             started = time.perf_counter()
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

@@ -18,6 +18,7 @@ from bot.library.triage import choose_cut, clip
 from bot.settings import Settings, TriageSettings
 from bot.store.corpus import PaperVectors
 from bot.store.lexical import LexicalIndex
+from bot.store.paths import StorePaths
 from bot.store.vectors import ChunkVectors
 from bot.text.terms import query_words, tokenize, tokenize_query
 from bot.types import Paper, Source
@@ -337,7 +338,7 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
 ) -> None:
     first = Paperbot(store_copy)
     corpus = first.corpus()
-    cached = sorted(store_copy.store.glob("corpus-vectors-*.npz"))
+    cached = StorePaths(store_copy.store).vector_caches()
     assert len(cached) == 1
 
     second = Paperbot(store_copy)
@@ -357,7 +358,7 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
     real = third.store.vectors.all_vectors
     monkeypatch.setattr(third.store.vectors, "all_vectors", lambda *a, **k: reads.append(1) or real(*a, **k))
     assert len(third.corpus().paper_ids) == 54 and reads == [1]
-    replaced = sorted(store_copy.store.glob("corpus-vectors-*.npz"))
+    replaced = StorePaths(store_copy.store).vector_caches()
     assert len(replaced) == 1 and replaced != cached
     assert [p.paper.label for p in third.triage("counting penguins in drone images").papers] == ["PenguinCount"]
 

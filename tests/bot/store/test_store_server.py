@@ -17,6 +17,7 @@ import pytest
 from bot.app import Paperbot
 from bot.errors import StoreUnavailable
 from bot.settings import Settings
+from bot.store.paths import StorePaths
 
 pytestmark = pytest.mark.slow
 
@@ -108,7 +109,7 @@ def test_ingest_and_search_through_a_chroma_server(
     # stderr is no terminal here, so progress comes as plain lines, first and last
     assert first.err.startswith("embedding 4 papers\n") and "\nembedded 4 papers in " in first.err
     assert (first.json()["papers"], first.json()["added"]) == (4, 4)
-    assert not (store / "chroma").exists()  # the vectors live on the server, not locally
+    assert not StorePaths(store).chroma.exists()  # the vectors live on the server, not locally
     assert (server.path / "chroma.sqlite3").is_file()
 
     for query, label in [

@@ -14,6 +14,7 @@ import pytest
 
 from bot.errors import StoreError
 from bot.store.lock import writer, writing
+from bot.store.paths import StorePaths
 from bot.store.registry import Registry
 
 HOLD = (
@@ -27,7 +28,7 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None
     refused = pytest.raises(StoreError, match=rf"another paperbot process {me} is writing")
     with writing(tmp_path), refused, writing(tmp_path):
         pass
-    assert not (tmp_path / "write.pid").exists()  # released: the holder's name is gone
+    assert not StorePaths(tmp_path).holder.exists()  # released: the holder's name is gone
     with writing(tmp_path):  # and the lock is free again
         pass
 
@@ -76,7 +77,7 @@ def test_a_reader_during_an_ingest_builds_the_index_in_memory_and_leaves_the_fil
 
     bot = Paperbot(store_copy)
     bot.store.registry.write(upsert=[])  # the registry moves on, as it does every 16 papers of an ingest
-    lexical = store_copy.store / "lexical"
+    lexical = StorePaths(store_copy.store).lexical
     before = (lexical / "index.json").read_text(encoding="utf-8")
     with writing(store_copy.store):  # an ingest is writing
         assert bot.search("safe policy improvement with calibrated model trust", k=1).hits[0].paper.label == "Cal-SPI"
@@ -101,7 +102,7 @@ def test_a_reader_of_a_store_still_being_filled_is_told_so(tmp_path: Path, run_c
 
 def test_a_holder_file_left_by_a_killed_writer_names_nobody(tmp_path: Path) -> None:
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (tmp_path / "write.pid").write_text(f"{dead.stdout.strip()} {socket.gethostname()}")
+    StorePaths(tmp_path).holder.write_text(f"{dead.stdout.strip()} {socket.gethostname()}")
     assert writer(tmp_path) is None
 
 
@@ -126,7 +127,7 @@ def test_a_long_running_reader_sees_papers_another_process_ingested(store_copy, 
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
-    for cache in store_copy.store.glob("corpus-vectors-*.npz"):
+    for cache in StorePaths(store_copy.store).vector_caches():
         cache.unlink()  # no other reader wrote the cache for it: this one reads Chroma itself
     assert len(reader.corpus().paper_ids) == before + 2
     assert "Quokka-RL" in reader.search("Quokka-RL marsupial habitat", k=1).hits[0].paper.display
