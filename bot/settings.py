@@ -15,10 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from bot import bundled
 from bot.errors import SettingsError
-
-# The repository's bundled seed abstracts; the default corpus.
-BUNDLED_SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
 class EmbedSettings(BaseModel):
@@ -274,7 +272,10 @@ class Settings(BaseSettings):
     chroma_url: str | None = Field(
         None, description="http://host:port of a Chroma server to use instead of the local one."
     )
-    seeds: Path = Field(BUNDLED_SEEDS, description="Corpus ingested when no path is given.")
+    seeds: Path = Field(
+        default_factory=lambda: bundled.folder("seeds"),
+        description="Corpus ingested when no path is given (default: the bundled NeurIPS 2026 seed abstracts).",
+    )
     embed: EmbedSettings = Field(default_factory=EmbedSettings)  # type: ignore[arg-type]
     chunk: ChunkSettings = Field(default_factory=ChunkSettings)  # type: ignore[arg-type]
     storage: StoreSettings = Field(default_factory=StoreSettings)  # type: ignore[arg-type]

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
+from bot import bundled
 from bot.app import Paperbot
 from bot.cli import main as cli_main
-from bot.settings import BUNDLED_SEEDS, Settings
+from bot.settings import Settings
 from bot.store.registry import Registry
 from bot.types import IngestReport, Paper
 from ingest import pipeline
@@ -71,8 +72,9 @@ def _default_settings_env() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def seeds_dir() -> Path:
     """The repository's bundled seed abstracts (never modified by tests)."""
-    assert sorted(BUNDLED_SEEDS.glob("*.txt")), f"no seed files in {BUNDLED_SEEDS}"
-    return BUNDLED_SEEDS
+    seeds = bundled.folder("seeds")
+    assert sorted(seeds.glob("*.txt")), f"no seed files in {seeds}"
+    return seeds
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from bot import bundled
 from bot.errors import PaperbotError
 from bot.text import citations
-
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 # Every template and the fields its text must use, exactly.
 EXPECTED_FIELDS: dict[str, frozenset[str]] = {
@@ -50,9 +49,9 @@ def fields_of(text: str) -> frozenset[str]:
 
 
 @cache
-def load(name: str, folder: Path = PROMPTS_DIR) -> Template:
-    """Template `name` from `folder`, checked against EXPECTED_FIELDS."""
-    path = folder / f"{name}.txt"
+def load(name: str, folder: Path | None = None) -> Template:
+    """Template `name` from `folder` (default: the bundled prompts/), checked against EXPECTED_FIELDS."""
+    path = (folder or bundled.folder("prompts")) / f"{name}.txt"
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
