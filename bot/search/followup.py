@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import QueryError
-from bot.text.citations import MARKER
+from bot.text.citations import MARKER, citation_numbers, is_citation, marker_numbers
 from bot.text.terms import query_words
 from bot.types import Answer, Citation, Paper
 
@@ -116,33 +116,13 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     return Followup(question, question)
 
 
-def _citation_numbers(question: str) -> list[int]:
-    """The numbers of the `[n]` markers in `question` that can only be citations: an interval such
-    as "[0, 1]" or "in [1, 10]" is mathematics.
-
-    Example: _citation_numbers("compare [1] and [3] on rewards in [0, 1]") -> [1, 3]
-    """
-    return [n for match in MARKER.finditer(question) if _is_citation(match) for n in _values(match)]
-
-
-def _values(match: re.Match[str]) -> list[int]:
-    return [int(n) for n in match.group(1).split(",")]
-
-
-def _is_citation(match: re.Match[str]) -> bool:
-    values = _values(match)
-    before = match.string[: match.start()].rstrip().lower()
-    interval = len(values) == 2 and values[0] < values[1] and before.endswith(("in", "within", "range", "to"))
-    return 0 not in values and not interval
-
-
 def _check_markers(question: str, cited: list[int]) -> None:
     """A citation number like [3] points into the previous answer: it must have one to point at.
 
     `cited` holds the previous answer's citation numbers whose papers are still stored.
     Example: _check_markers("compare [1] and [4]", [1, 2, 3]) raises "... cites [1], [2], [3]; there is no [4] ..."
     """
-    numbers = _citation_numbers(question)
+    numbers = citation_numbers(question)
     if not numbers:
         return
     if not cited:
@@ -173,9 +153,9 @@ def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], st
         return paper
 
     def by_marker(match: re.Match[str]) -> str:
-        if not _is_citation(match):
+        if not is_citation(match):
             return match.group(0)
-        chosen = [take(cited.get(n)) for n in _values(match)]
+        chosen = [take(cited.get(n)) for n in marker_numbers(match)]
         return _join([p.label for p in chosen if p is not None]) or match.group(0)
 
     def by_ordinal(match: re.Match[str]) -> str:
