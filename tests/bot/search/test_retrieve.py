@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.search.retrieve import _NAME, Retriever, _chance, _standardise
+from bot.query import parse
+from bot.search.retrieve import Retriever, _chance, _standardise
 
 
 def test_standardise_by_hand():
@@ -78,7 +79,7 @@ def test_a_paper_with_every_query_word_gains_exactly_the_complete_weight(seeded_
 
 def test_names_are_three_characters_or_more_with_two_capitals():
     query = "Do AI agents beat RL baselines with GRPO, Q-MMR, fMRI or ReFPO?"
-    assert _NAME.findall(query) == ["GRPO", "Q-MMR", "fMRI", "ReFPO"]
+    assert parse(query).names == ("GRPO", "Q-MMR", "fMRI", "ReFPO")
 
 
 def test_a_two_letter_word_is_no_name(seeded_bot):
