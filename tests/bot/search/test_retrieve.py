@@ -42,6 +42,12 @@ def test_only_ranks_the_given_papers_with_their_open_scores(seeded_bot):
         assert hit.score == pytest.approx(open_search[hit.paper.paper_id])
 
 
+def test_a_parsed_question_is_searched_as_its_text(seeded_bot):
+    texts = ["is there theory for OPD when the teacher is noisy?", "Which papers use GRPO?"]
+    retriever = seeded_bot.retriever()
+    assert retriever.search_many([parse(t) for t in texts], k=5) == retriever.search_many(texts, k=5)
+
+
 def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
     """'OPD' means nothing to MiniLM; the name bonus and the acronym expansion bring its papers up."""
     query = "is there theory for OPD when the teacher is noisy?"
