@@ -36,10 +36,14 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])|(?<![\w.])\d+(?:\.\d+)?(?
 _WORDS = ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(_WORDS, start=2)}
 _NUMBER_WORDS |= {"twice": "2", "hundred": "100", "thousand": "1000"}
-# A marker group after the sentence's stop ("It works. [2]") belongs before it ("It works [2].").
-_MARKER_AFTER_STOP = re.compile(r"([.!?])((?:\s*\[\d+(?:\s*,\s*\d+)*\])+)")
+_LETTERS = re.compile(r"[a-z]+")
+# Markdown around an answer's sentences: list bullets, headings, a bold lead-in ("**CURE**: ...").
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s*(?:#+\s.*|\*\*[^*]+\*\*:?)\s*$")
+_BOLD_LEAD = re.compile(r"^\*\*[^*]+\*\*:\s*")
+# Spaces a removed marker leaves: before punctuation, or two in a row.
+_SPACE_BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
+_SPACES = re.compile(r"[ \t]{2,}")
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ def numbers(text: str) -> set[str]:
     """Numbers stated in `text`, number words as digits. Example: numbers("two of 3.5% in Qwen3") -> {'2', '3.5'}"""
     plain = cites.MARKER.sub(" ", text)
     found = set(_NUMBER.findall(plain))
-    found |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", plain.lower()) if w in _NUMBER_WORDS}
+    found |= {_NUMBER_WORDS[w] for w in _LETTERS.findall(plain.lower()) if w in _NUMBER_WORDS}
     return found
 
 
@@ -187,15 +191,15 @@ def check_text(
     Example: check_text("Cal-SPI is safe [1]. It cures cancer [9].", [Citation(1, cal_spi)], embed)
         -> sentences judged; "[9]" removed from the markdown, that sentence flagged as citing nothing.
     """
-    markdown = _MARKER_AFTER_STOP.sub(r"\2\1", markdown)
+    markdown = cites.markers_before_stop(markdown)
     parts: list[AnswerSentence] = []
     for line in markdown.splitlines():
         if not line.strip() or _HEADING.match(line):
             continue
-        body = re.sub(r"^\*\*[^*]+\*\*:\s*", "", _BULLET.sub("", line))
+        body = _BOLD_LEAD.sub("", _BULLET.sub("", line))
         for sentence in splitter.split(body):
             found = tuple(dict.fromkeys(cites.numbers_in(sentence)))
-            trailing = re.sub(r"\s*\[\d+(?:\s*,\s*\d+)*\]\s*(?=[.!?]*$)", "", sentence)
+            trailing = cites.without_trailing_markers(sentence)
             text = trailing if not cites.MARKER.search(trailing) else sentence
             parts.append(AnswerSentence(_tidy(text), found))
     checked = Checker(embed, settings).sentences(parts, citations, retrieved)
@@ -217,7 +221,7 @@ def _units(paper: Paper) -> list[str]:
 def _clauses(text: str, valid: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:
     """A sentence with markers inside it ("A (...) [1]; B (...) [2].") as clauses each with its own
     citations; otherwise the whole sentence with all of them."""
-    pieces = [p for p in re.split(r"(?<=\])", text) if p.strip()]
+    pieces = [p for p in cites.split_after_brackets(text) if p.strip()]
     marked = [(p, tuple(n for n in cites.numbers_in(p) if n in valid)) for p in pieces]
     # "A [1] and B [2] both work." states its claim after the last marker: check it whole.
     if len([m for m in marked if m[1]]) < 2 or (not marked[-1][1] and content_terms(marked[-1][0])):
@@ -229,7 +233,7 @@ def _drop_numbers(text: str, bad: set[int]) -> str:
     """`text` without the citation numbers in `bad`. Example: _drop_numbers("A [1, 7].", {7}) -> 'A [1].'"""
 
     def keep(match: re.Match[str]) -> str:
-        ns = [int(n) for n in match.group(1).split(",") if int(n) not in bad]
+        ns = [n for n in cites.marker_numbers(match) if n not in bad]
         return cites.marker(ns) if ns else ""
 
     return _tidy(cites.MARKER.sub(keep, text))
@@ -244,7 +248,7 @@ def _renumber(
     new = {c.n: i for i, c in enumerate(kept, start=1)}
 
     def swap(match: re.Match[str]) -> str:
-        ns = list(dict.fromkeys(new[int(n)] for n in match.group(1).split(",") if int(n) in new))
+        ns = list(dict.fromkeys(new[n] for n in cites.marker_numbers(match) if n in new))
         return cites.marker(ns) if ns else ""
 
     def fix(text: str) -> str:
@@ -252,11 +256,11 @@ def _renumber(
 
     if all(c.n == new[c.n] for c in kept) and set(cites.numbers_in(markdown)) <= set(new):
         return markdown, tuple(kept), parts
-    lines = [re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", fix(line))) for line in markdown.split("\n")]
+    lines = [_SPACE_BEFORE_STOP.sub(r"\1", _SPACES.sub(" ", fix(line))) for line in markdown.split("\n")]
     renumbered = tuple(replace(s, text=fix(s.text), citations=tuple(new[n] for n in s.citations)) for s in parts)
     return "\n".join(lines), tuple(Citation(new[c.n], c.paper) for c in kept), renumbered
 
 
 def _tidy(text: str) -> str:
     """Example: _tidy("It works  .") -> 'It works.'"""
-    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split())).strip()
+    return _SPACE_BEFORE_STOP.sub(r"\1", " ".join(text.split())).strip()

@@ -3,7 +3,8 @@
 Needs no language model. It ranks the sentences of the retrieved papers against the
 question (dense similarity plus shared terms), keeps the best few, most relevant first,
 and cites each with `[n]`. "Which papers ..." questions get a list of papers with their key
-sentence. It does not search; it is given a SearchResult.
+sentence. What the question asks for (a list, one paper, a comparison) is read by bot.query.
+It does not search; it is given a SearchResult.
 """
 
 from __future__ import annotations
@@ -14,18 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bot.query import Query, as_query
 from bot.settings import AnswerSettings
 from bot.text import citations, sentences
-from bot.text.terms import tokenize, tokenize_query, words
+from bot.text.terms import tokenize, words
 from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
 
-_LIST_QUESTION = re.compile(
-    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers?|works?|"
-    r"abstracts?|studies|articles?|methods|approaches)\b|^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
-    re.IGNORECASE,
-)
 # First-person openers rewritten so sentences from several papers read as a summary.
 _PRONOUNS = [
     # "Second, we propose ..." is one step of a list the answer does not show: drop the counter.
@@ -46,9 +43,6 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _ANAPHORA_PENALTY = 0.85
-# "Summarize X", "tl;dr of X": one paper's structured summary even when X is described, not named.
-_SUMMARY = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give (?:me )?(?:a )?summary|tl;?dr)\b", re.IGNORECASE)
-_COMPARE = re.compile(r"^\s*(?:compare|contrast)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\b(?:we|this paper|this work)\b.{0,60}?\b(?:propose|introduce|present|develop)", re.I)
 _FINDING = re.compile(
     r"\b(?:experiments?|results?|outperform\w*|achiev\w*|improv\w*|show\w*|demonstrat\w*|reduc\w*)\b",
@@ -62,11 +56,6 @@ class _Scored:
     sentence: str
     score: float
     position: int
-
-
-def is_list_question(question: str) -> bool:
-    """Example: is_list_question("Which papers use GRPO?") -> True"""
-    return bool(_LIST_QUESTION.search(question))
 
 
 def third_person(sentence: str) -> str:
@@ -85,22 +74,24 @@ class Composer:
         self._embed = embed
         self._settings = settings
 
-    def compose(self, question: str, result: SearchResult) -> Answer:
+    def compose(self, question: str | Query, result: SearchResult) -> Answer:
         """A cited answer to `question` from the papers in `result`."""
+        query = as_query(question)
         if result.abstained or not result.hits:
-            return self._abstain(question, result)
-        listing = is_list_question(question)
-        named = _named_papers(question, result)
-        if len(named) >= 2 and _COMPARE.match(question):
-            return self._compare(question, result, named)
-        one = bool(_SUMMARY.match(question)) and not re.search(r"\b(?:papers|abstracts|works)\b", question, re.I)
+            return self._abstain(query.text, result)
+        listing = query.asks_for_list
+        named = _named_papers(query, result)
+        if len(named) >= 2 and query.asks_to_compare:
+            return self._compare(query, result, named)
+        # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
+        one = query.asks_for_summary and not query.mentions_papers
         if not listing and (named or one or len(result.hits) == 1):
-            return self._paper_summary(question, result, named[0] if named else result.hits[0])
+            return self._paper_summary(query, result, named[0] if named else result.hits[0])
         relevant = self._listed(result) if listing else self._relevant(result)
-        scored = self._score_sentences(question, relevant)
+        scored = self._score_sentences(query, relevant)
         if listing:
-            return self._list(question, result, relevant, scored)
-        return self._summary(question, result, scored)
+            return self._list(query.text, result, relevant, scored)
+        return self._summary(query.text, result, scored)
 
     def _relevant(self, result: SearchResult) -> list[Hit]:
         best = result.hits[0].score
@@ -121,13 +112,13 @@ class Composer:
                 keep.append(hit)
         return keep[: self._settings.list_max]
 
-    def _score_sentences(self, question: str, hits: list[Hit]) -> list[_Scored]:
+    def _score_sentences(self, query: Query, hits: list[Hit]) -> list[_Scored]:
         pairs = [(h, s) for h in hits for s in sentences.split(h.paper.display)]
         if not pairs:
             return []
-        vectors = self._embed([question] + [s for _, s in pairs])
+        vectors = self._embed([query.text] + [s for _, s in pairs])
         sims = vectors[1:] @ vectors[0]
-        query_terms = set(tokenize_query(question))
+        query_terms = set(query.terms)
         best = hits[0].score or 1.0
         out: list[_Scored] = []
         position: dict[str, int] = {}
@@ -173,10 +164,10 @@ class Composer:
             hits=result.hits,
         )
 
-    def _roles(self, question: str, hit: Hit, extra: bool = True) -> list[tuple[str, _Scored]]:
+    def _roles(self, query: Query, hit: Hit, extra: bool = True) -> list[tuple[str, _Scored]]:
         """One abstract's problem, method and results sentences (and the one closest to the
         question, when `extra`), in the abstract's own order."""
-        scored = self._score_sentences(question, [hit])
+        scored = self._score_sentences(query, [hit])
         if not scored:
             return []
         by_position = sorted(scored, key=lambda s: s.position)
@@ -192,14 +183,14 @@ class Composer:
             roles[max(others, key=lambda s: s.score).position] = "Also"
         return [(roles[s.position], s) for s in by_position if s.position in roles]
 
-    def _paper_summary(self, question: str, result: SearchResult, hit: Hit) -> Answer:
+    def _paper_summary(self, query: Query, result: SearchResult, hit: Hit) -> Answer:
         """What one paper is about, point by point: its problem, what it proposes, what it finds."""
-        roles = self._roles(question, hit)
+        roles = self._roles(query, hit)
         if not roles:
-            return self._abstain(question, result)
+            return self._abstain(query.text, result)
         block, parts = _points(hit, roles, 1)
         return Answer(
-            question=question,
+            question=query.text,
             markdown=block,
             abstained=False,
             citations=(Citation(1, hit.paper),),
@@ -207,17 +198,17 @@ class Composer:
             hits=result.hits,
         )
 
-    def _compare(self, question: str, result: SearchResult, hits: list[Hit]) -> Answer:
+    def _compare(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
         """Several named papers side by side: each one's problem, method and results, cited."""
         blocks: list[str] = []
         parts: list[AnswerSentence] = []
         chosen = hits[: self._settings.max_papers]
         for n, hit in enumerate(chosen, start=1):
-            block, mine = _points(hit, self._roles(question, hit, extra=False), n)
+            block, mine = _points(hit, self._roles(query, hit, extra=False), n)
             blocks.append(block)
             parts += mine
         return Answer(
-            question=question,
+            question=query.text,
             markdown="\n\n".join(blocks),
             abstained=False,
             citations=tuple(Citation(n, h.paper) for n, h in enumerate(chosen, start=1)),
@@ -274,16 +265,10 @@ def _points(hit: Hit, roles: list[tuple[str, _Scored]], n: int) -> tuple[str, li
     return "\n".join([f"**{hit.paper.label}**", *lines]), parts
 
 
-def _named_papers(question: str, result: SearchResult) -> list[Hit]:
+def _named_papers(query: Query, result: SearchResult) -> list[Hit]:
     """The retrieved papers whose labels the question names ("What is CausalBind?"), in the
     question's order."""
-    lowered = question.lower()
-    found: list[tuple[int, Hit]] = []
-    for hit in result.hits[:10]:
-        label = hit.paper.label.lower()
-        match = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lowered) if len(label) >= 3 else None
-        if match:
-            found.append((match.start(), hit))
+    found = [(at, hit) for hit in result.hits[:10] if (at := query.label_position(hit.paper.label)) is not None]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
 
 

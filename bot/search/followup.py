@@ -3,19 +3,28 @@
 "tell me more about [2]", "compare [1] and [3]", "what about the second one?", "which of these
 use MuJoCo?", "only the theoretical ones", "what datasets do they use?": `[n]`, ordinals, paper
 labels and these/them/they become the previous answer's cited papers, and a short question that
-continues the topic keeps it. It rewrites the question and names the papers to search among; it
-does not search or compose.
+continues the topic keeps it. The question is read once by bot.query; this module decides what
+its references mean for the previous answer, rewrites it and names the papers to search among.
+It does not search or compose.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import QueryError
-from bot.text.citations import MARKER
+from bot.query import (
+    Query,
+    label_position,
+    parse,
+    replace_collective,
+    replace_singular,
+    rewrite_references,
+    without_comparison,
+    without_label,
+)
 from bot.text.terms import query_words
 from bot.types import Answer, Citation, Paper
 
@@ -30,71 +39,37 @@ class Followup:
     kind: str = "new"  # new, paper (one paper), compare, papers, filter or continue
 
 
-_ORDINALS = {
-    "first": 0,
-    "1st": 0,
-    "second": 1,
-    "2nd": 1,
-    "third": 2,
-    "3rd": 2,
-    "fourth": 3,
-    "4th": 3,
-    "fifth": 4,
-    "5th": 4,
-    "sixth": 5,
-    "6th": 5,
-    "last": -1,
-}
-_ORDINAL = re.compile(
-    r"\b(?:the\s+)?(" + "|".join(_ORDINALS) + r")(?:\s+(?:one|paper|abstract|result|work|study|item|citation))?\b",
-    re.IGNORECASE,
-)
-_PAPER_NUMBER = re.compile(r"\b(?:paper|abstract|reference|citation|source|number|no\.|#)\s*#?(\d+)\b", re.IGNORECASE)
-_COLLECTIVE = re.compile(
-    r"\b(?:(?:all\s+)?(?:these|those)(?:\s+(?:papers|abstracts|works|studies|ones|methods))?|them|they|their|"
-    r"the above|the papers|the abstracts|each of them|both)\b",
-    re.IGNORECASE,
-)
-_SINGULAR = re.compile(r"\b(?:this|that)\s+(?:paper|one|abstract|work|method)\b|\bit(?:s)?\b", re.IGNORECASE)
-_COMPARE = re.compile(r"\b(?:compare|comparison|contrast|differ\w*|versus|vs\.?)\b", re.IGNORECASE)
-_FILTER = re.compile(
-    r"^\s*(?:(?:and|so|ok,?)\s+)?(?:which|what)\s+(?:ones?|of\s+(?:these|those|them)(?:\s+papers)?|among\s+(?:these|them))"
-    r"\s+(.*)$|^\s*(?:(?:and|so)\s+)?(?:only|just)\s+(?:the\s+)?(.*?)\s*(?:ones?|papers?|works?)?\s*[?.!]*$",
-    re.IGNORECASE,
-)
-# Short openers that continue the previous topic: "what about offline data?", "and for robots?"
-_CONTINUE = re.compile(
-    r"^\s*(?:what|how)\s+about\b|^\s*(?:and|also|but|so)\b|^\s*(?:what|anything)\s+else\b|^\s*(?:why|how)\s*\??\s*$"
-    r"|^\s*more\s+(?:on|about)\b|^\s*tell me more\b",
-    re.IGNORECASE,
-)
+# A question continuing the topic is short: "what about offline data?" has 2 content words.
+_SHORT = 6
 
 
-def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ()) -> Followup:
+def resolve(question: str | Query, previous: Answer | None, known: Sequence[Paper] = ()) -> Followup:
     """The standalone question and paper restriction for `question` asked after `previous`.
 
     Example: resolve("compare [1] and [3]", answer citing Cal-SPI, ASCPO, CURE)
         -> Followup(standalone='Compare Cal-SPI and CURE', paper_ids=(cal_spi_id, cure_id), kind='compare')
     """
-    question = " ".join(question.split())
+    text = question.text if isinstance(question, Query) else question
+    query = parse(" ".join(text.split()))  # the same parse when `question` came parsed and tidy
+    question = query.text
     cited = {c.n: c.paper for c in sorted(previous.citations, key=lambda c: c.n)} if previous else {}
     papers = list(cited.values())
-    _check_markers(question, list(cited))  # in citation order, as `cited` was built
+    _check_markers(query, list(cited))  # in citation order, as `cited` was built
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question
     named, text = _references(question, cited)
-    if _COMPARE.search(question):
-        if len(papers) == 1 and _SINGULAR.search(question):  # "compare it with ASCPO"
-            named, text = [*named, *papers], _singular(text, papers[0])
+    if query.compares:
+        if len(papers) == 1 and query.singular:  # "compare it with ASCPO"
+            named, text = [*named, *papers], replace_singular(text, papers[0].label)
         # Papers named by label that the previous answer did not cite ("compare [1] with CURE").
         others = [p for p in known if p.paper_id not in {n.paper_id for n in papers}]
-        named = _in_order(text, named + [p for p in others if _label_at(text.lower(), p) is not None])
-    if _COMPARE.search(question) and (len(named) >= 2 or (not named and _COLLECTIVE.search(question))):
+        named = _in_order(text, named + [p for p in others if label_position(text, p.label) is not None])
+    if query.compares and (len(named) >= 2 or (not named and query.collective)):
         named = named or papers
-        rest = _COMPARE.sub(" ", _COLLECTIVE.sub(" ", text))
+        rest = without_comparison(text)
         for paper in named:
-            rest = re.sub(rf"(?<![\w-]){re.escape(paper.label)}(?![\w-])", " ", rest, flags=re.IGNORECASE)
+            rest = without_label(rest, paper.label)
         glue = {"and", "with", "to", "the", "between", "how", "do", "does", "can", "you", "please", "among"}
         rest = " ".join(w for w in rest.split() if w.lower().strip("?.,") not in glue).strip(" ?.,")
         extra = f" {rest}" if query_words(rest) else ""
@@ -102,52 +77,31 @@ def resolve(question: str, previous: Answer | None, known: Sequence[Paper] = ())
     if named:
         kind = "paper" if len(named) == 1 else "papers"
         return Followup(question, _sentence(text), _ids(named), kind)
-    filtered = _FILTER.match(question)
-    if filtered:
-        predicate = (filtered.group(1) or "").strip(" ?.!") or (filtered.group(2) or "").strip(" ?.!")
-        if query_words(predicate):
-            verb = "" if filtered.group(1) else "are "
-            return Followup(question, f"Which papers {verb}{predicate}?", _ids(papers), "filter")
-    if _COLLECTIVE.search(question) or (len(papers) == 1 and _SINGULAR.search(question)):
-        rewritten = _COLLECTIVE.sub("these papers", question) if len(papers) > 1 else _singular(question, papers[0])
+    if query.filter is not None:
+        verb = "" if query.filter.asks_which else "are "
+        return Followup(question, f"Which papers {verb}{query.filter.predicate}?", _ids(papers), "filter")
+    if query.collective or (len(papers) == 1 and query.singular):
+        one = papers[0].label
+        rewritten = replace_collective(question, "these papers") if len(papers) > 1 else replace_singular(question, one)
         return Followup(question, _join_questions(topic, _sentence(rewritten)), _ids(papers), "continue")
-    if _CONTINUE.search(question) and len(query_words(question)) <= 6:
+    if query.continues and len(query.words) <= _SHORT:
         return Followup(question, _join_questions(topic, _sentence(question)), (), "continue")
     return Followup(question, question)
 
 
-def _citation_numbers(question: str) -> list[int]:
-    """The numbers of the `[n]` markers in `question` that can only be citations: an interval such
-    as "[0, 1]" or "in [1, 10]" is mathematics.
-
-    Example: _citation_numbers("compare [1] and [3] on rewards in [0, 1]") -> [1, 3]
-    """
-    return [n for match in MARKER.finditer(question) if _is_citation(match) for n in _values(match)]
-
-
-def _values(match: re.Match[str]) -> list[int]:
-    return [int(n) for n in match.group(1).split(",")]
-
-
-def _is_citation(match: re.Match[str]) -> bool:
-    values = _values(match)
-    before = match.string[: match.start()].rstrip().lower()
-    interval = len(values) == 2 and values[0] < values[1] and before.endswith(("in", "within", "range", "to"))
-    return 0 not in values and not interval
-
-
-def _check_markers(question: str, cited: list[int]) -> None:
+def _check_markers(query: Query, cited: list[int]) -> None:
     """A citation number like [3] points into the previous answer: it must have one to point at.
 
     `cited` holds the previous answer's citation numbers whose papers are still stored.
-    Example: _check_markers("compare [1] and [4]", [1, 2, 3]) raises "... cites [1], [2], [3]; there is no [4] ..."
+    Example: _check_markers(parse("compare [1] and [4]"), [1, 2, 3])
+        raises "... cites [1], [2], [3]; there is no [4] ..."
     """
-    numbers = _citation_numbers(question)
+    numbers = query.citations
     if not numbers:
         return
     if not cited:
         raise QueryError(
-            f"{question!r} refers to citation [{numbers[0]}] of an earlier answer, but there is no earlier "
+            f"{query.text!r} refers to citation [{numbers[0]}] of an earlier answer, but there is no earlier "
             "answer with citations to refer to; ask a question first, then follow it up"
         )
     missing = [n for n in numbers if n not in cited]
@@ -172,46 +126,27 @@ def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], st
             found.append(paper)
         return paper
 
-    def by_marker(match: re.Match[str]) -> str:
-        if not _is_citation(match):
-            return match.group(0)
-        chosen = [take(cited.get(n)) for n in _values(match)]
-        return _join([p.label for p in chosen if p is not None]) or match.group(0)
+    def by_marker(numbers: list[int]) -> str | None:
+        chosen = [take(cited.get(n)) for n in numbers]
+        return _join([p.label for p in chosen if p is not None]) or None
 
-    def by_ordinal(match: re.Match[str]) -> str:
-        index = _ORDINALS[match.group(1).lower()]
+    def by_number(number: int) -> str | None:
+        paper = take(cited.get(number))
+        return paper.label if paper is not None else None
+
+    def by_ordinal(index: int) -> str | None:
         paper = take(papers[index] if -len(papers) <= index < len(papers) else None)
-        return paper.label if paper is not None else match.group(0)
+        return paper.label if paper is not None else None
 
-    def by_number(match: re.Match[str]) -> str:
-        paper = take(cited.get(int(match.group(1))))
-        return paper.label if paper is not None else match.group(0)
-
-    text = MARKER.sub(by_marker, question)
-    text = _PAPER_NUMBER.sub(by_number, text)
-    text = _ORDINAL.sub(by_ordinal, text)
-    lowered = text.lower()
-    found += [p for p in papers if _label_at(lowered, p) is not None]
+    text = rewrite_references(question, by_marker, by_number, by_ordinal)
+    found += [p for p in papers if label_position(text, p.label) is not None]
     return _in_order(text, found), text
-
-
-def _label_at(lowered: str, paper: Paper) -> int | None:
-    """Where `paper`'s label is written in the lower-cased text, if it is (labels under 3 letters never are)."""
-    label = paper.label.lower()
-    match = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", lowered) if len(label) >= 3 else None
-    return match.start() if match else None
 
 
 def _in_order(text: str, papers: list[Paper]) -> list[Paper]:
     """Papers once each, in the order the text names them ("how does ASCPO differ from Cal-SPI?")."""
     unique = list({p.paper_id: p for p in papers}.values())
-    lowered = text.lower()
-    return sorted(unique, key=lambda p: at if (at := _label_at(lowered, p)) is not None else len(text))
-
-
-def _singular(question: str, paper: Paper) -> str:
-    """Example: _singular("how does it work?", cure) -> 'how does CURE work?'"""
-    return _SINGULAR.sub(lambda m: f"{paper.label}'s" if m.group(0).lower() == "its" else paper.label, question, 1)
+    return sorted(unique, key=lambda p: at if (at := label_position(text, p.label)) is not None else len(text))
 
 
 def _join_questions(topic: str, question: str) -> str:

@@ -14,13 +14,13 @@ It never calls a language model and composes no answers. Measurements: docs/retr
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bot.errors import QueryError
+from bot.query import Query, as_query
 from bot.settings import RetrievalSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
@@ -29,8 +29,6 @@ from bot.types import Hit, ScoreParts, SearchResult
 Embed = Callable[[list[str]], np.ndarray]
 # Papers whose coverage is checked for abstention.
 _ABSTAIN_DEPTH = 3
-# Name-like words: at least three characters with two or more capitals (CURE, Q-MMR, fMRI, ReFPO).
-_NAME = re.compile(r"(?<![\w-])(?=(?:[\w-]*[A-Z]){2})(?=[\w-]{3})[A-Za-z][\w-]*[\w](?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -54,41 +52,44 @@ class Retriever:
         self._embed = embed
         self._settings = settings
 
-    def search(self, query: str, k: int | None = None) -> SearchResult:
+    def search(self, query: str | Query, k: int | None = None) -> SearchResult:
         """The `k` best papers for `query`."""
         return self.search_many([query], k)[0]
 
     def search_many(
-        self, queries: list[str], k: int | None = None, only: Collection[str] | None = None
+        self, queries: Sequence[str | Query], k: int | None = None, only: Collection[str] | None = None
     ) -> list[SearchResult]:
-        """Search several queries at once (one embedding pass, one matrix product).
+        """Search several queries (texts, or questions already parsed) at once: one embedding pass,
+        one matrix product.
 
         `only` restricts the ranking to these paper ids ("which of these ...?" follow-ups); the
         scores are the same as in an open search.
         """
         for query in queries:
-            if not query or not query.strip():
+            text = query.text if isinstance(query, Query) else query
+            if not text or not text.strip():
                 raise QueryError("the query is empty; type a question or some keywords")
+        parsed = [as_query(q) for q in queries]
         if not self._papers or not self.corpus.paper_ids:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
         expand = self._settings.expand_acronyms
-        vectors = self._embed([self._lexical.expand(q) if expand else q for q in queries])
+        vectors = self._embed([self._lexical.expand(q.text) if expand else q.text for q in parsed])
         dense = self.corpus.vectors.similarity(vectors)
         allowed = None if only is None else np.isin(np.array(self.corpus.paper_ids), list(only))
-        return [self._rank(q, row, k or self._settings.k, allowed) for q, row in zip(queries, dense, strict=True)]
+        return [self._rank(q, row, k or self._settings.k, allowed) for q, row in zip(parsed, dense, strict=True)]
 
-    def _rank(self, query: str, dense: np.ndarray, k: int, allowed: np.ndarray | None = None) -> SearchResult:
+    def _rank(self, query: Query, dense: np.ndarray, k: int, allowed: np.ndarray | None = None) -> SearchResult:
         """Rank every paper; `dense` is each paper's best-chunk cosine in `corpus.paper_ids` order."""
         rows = self.corpus.lexical_rows
-        bm25 = self._lexical.scores(query)[rows].astype(np.float64)
-        presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.word_presence(query)]
+        bm25 = self._lexical.scores_for(query.search_terms)[rows].astype(np.float64)
+        presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.presence_of(query.words)]
         coverage = LexicalIndex.shares(presence, len(rows))
         # MiniLM cannot read names it never saw (words with two capitals: OPD, Q-MMR), so the share
         # of the query carried by the names a paper contains counts again, as extra evidence.
-        named = LexicalIndex.shares(presence, len(rows), {name.lower() for name in _NAME.findall(query)})
+        named = LexicalIndex.shares(presence, len(rows), {name.lower() for name in query.names})
         depth = min(len(dense), max(k, self._settings.candidates))
         weight = self._settings.lexical_weight
-        pairs = self._lexical.pair_scores(query)[rows].astype(np.float64)
+        pairs = self._lexical.pair_scores_for(query.pairs)[rows].astype(np.float64)
         parts = (
             weight * _standardise(bm25, depth),
             (1 - weight) * _standardise(dense.astype(np.float64), depth),
@@ -130,9 +131,9 @@ class Retriever:
             f"{len(ids):,} papers), query-word coverage {evidence.best_coverage:.2f}, "
             "and no name from the corpus in the query"
         )
-        return SearchResult(query=query, hits=tuple(hits), abstained=abstained, reason=reason)
+        return SearchResult(query=query.text, hits=tuple(hits), abstained=abstained, reason=reason)
 
-    def _evidence(self, query: str, hits: list[Hit], dense: np.ndarray) -> Evidence:
+    def _evidence(self, query: Query, hits: list[Hit], dense: np.ndarray) -> Evidence:
         """`dense`: the query's best-chunk cosine with every paper that has vectors."""
         coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)
         best_dense = float(dense.max(initial=0.0))
@@ -142,7 +143,7 @@ class Retriever:
         # means the question is about these papers, however chatty the rest of it is.
         # Only names rare in the corpus count: "LLM" or "RL" say nothing about relevance.
         rare = max(3, len(self._papers) // 50)
-        names = [n for n in _NAME.findall(query) if 0 < self._lexical.doc_freq(n) <= rare]
+        names = [n for n in query.names if 0 < self._lexical.doc_freq(n) <= rare]
         named = any(name in h.paper.display for name in names for h in hits[:_ABSTAIN_DEPTH])
         return Evidence(best_dense, coverage, relevance, named, chance)
 

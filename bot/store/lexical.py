@@ -12,14 +12,23 @@ import json
 import logging
 import math
 import shutil
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 import bm25s
 import numpy as np
 
 from bot.text import acronyms
-from bot.text.terms import pair_set, pair_tokens, query_pair_tokens, query_words, term_set, tokenize, word_tokens
+from bot.text.terms import (
+    pair_set,
+    pair_tokens,
+    query_pair_tokens,
+    query_words,
+    search_terms,
+    term_set,
+    tokenize,
+    word_tokens,
+)
 
 log = logging.getLogger(__name__)
 # bm25s sets its own logger to DEBUG when imported, which would print on every index build.
@@ -75,7 +84,11 @@ class LexicalIndex:
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every paper (in `paper_ids` order) for `query`."""
-        terms = [t for t in self.query_terms(query) if t in self._vocab]
+        return self.scores_for(self.query_terms(query))
+
+    def scores_for(self, search: Sequence[str]) -> np.ndarray:
+        """BM25 score of every paper for a query's search terms (bot.query.Query.search_terms)."""
+        terms = [t for t in search if t in self._vocab]
         if not terms or not self.paper_ids:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
@@ -83,25 +96,22 @@ class LexicalIndex:
     def pair_scores(self, query: str) -> np.ndarray:
         """BM25 over neighbouring word pairs: papers that put the query's words side by side
         ("IL-6 expression" or "expression of IL-6") score; all zeros for a one-word query."""
-        terms = [t for t in query_pair_tokens(query) if t in self._pair_vocab]
+        return self.pair_scores_for(query_pair_tokens(query))
+
+    def pair_scores_for(self, pairs: Sequence[str]) -> np.ndarray:
+        """BM25 over a query's word pairs (bot.query.Query.pairs); see `pair_scores`."""
+        terms = [t for t in pairs if t in self._pair_vocab]
         if not terms or self._pairs is None:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return np.asarray(self._pairs.get_scores(terms), dtype=np.float32)
 
-    def query_terms(self, query: str) -> list[str]:
-        """Index terms of a query: each word once, a compound by its stemmed parts.
+    @staticmethod
+    def query_terms(query: str) -> list[str]:
+        """Index terms a query is searched by (bot.text.terms.search_terms).
 
-        The index holds compounds whole and split, but a query matches them by their parts, so
-        "IL-6 expression" also finds "IL6 expression ... IL-6" and "multi-agent" finds "multi
-        agent". Whole compounds still count for coverage and names. On SciFact train this took
-        BM25 from 0.687 to 0.693 nDCG@10 and the hybrid from 0.753 to 0.755 (docs/retrieval.md).
         Example: query_terms("multi-agent MuJoCo") -> ['multi', 'agent', 'mujoco']
         """
-        terms: list[str] = []
-        for word in query_words(query):
-            tokens = word_tokens(word)
-            terms.extend([t for t in tokens if t != word] or tokens)
-        return terms
+        return search_terms(query_words(query))
 
     def doc_freq(self, word: str) -> int:
         """Number of papers containing `word` (as indexed: compounds whole, parts stemmed).
@@ -162,8 +172,12 @@ class LexicalIndex:
         so a whole corpus costs a few array ops.
         Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
         """
+        return self.presence_of(query_words(query))
+
+    def presence_of(self, words: Iterable[str]) -> list[tuple[str, float, np.ndarray]]:
+        """`word_presence` for a query's content words (bot.query.Query.words)."""
         out: list[tuple[str, float, np.ndarray]] = []
-        for word in dict.fromkeys(query_words(query)):
+        for word in dict.fromkeys(words):
             terms = word_tokens(word)
             if not terms:
                 continue

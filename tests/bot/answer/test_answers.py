@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.answer.compose import third_person
+from bot.answer.compose import Composer, third_person
+from bot.query import parse
 from bot.render.json import answer_json, search_json
 from bot.text.citations import ABSTAIN_MESSAGE, numbers_in
 
@@ -152,3 +153,10 @@ def test_third_person_drops_a_list_counter_before_we_or_our():
     assert third_person("Second, we propose a sampler.") == "The authors propose a sampler."
     assert third_person("Finally, our model wins.") == "Their model wins."
     assert third_person("Second, the loss is convex.") == "Second, the loss is convex."  # no 'we': left as written
+
+
+def test_the_composer_takes_a_parsed_question_or_its_text_alike(seeded_bot):
+    question = "Compare CausalBind and Cal-SPI"
+    result = seeded_bot.search(question, k=5)
+    composer = Composer(seeded_bot.embed, seeded_bot.settings.answer)
+    assert composer.compose(parse(question), result) == composer.compose(question, result)

@@ -124,13 +124,6 @@ def test_prompt_numbers_the_best_abstracts_and_asks_the_question(seeded_bot: Pap
 # --- Turning model text into a checked answer ---
 
 
-def test_canonical_markers() -> None:
-    text = "It works. [Abstract 1-2] Yes [3; 5]. Also [paper 2]. See [sic]."
-    assert generate.canonical_markers(text) == "It works [1, 2]. Yes [3, 5]. Also [2]. See [sic]."
-    echoed = "[1] PenguinCount: We count penguins.\n\n- [Abstract 2]. TideBench: Tides rise\n"
-    assert generate.canonical_markers(echoed) == "PenguinCount: We count penguins [1].\n\n- TideBench: Tides rise [2]\n"
-
-
 def _prompt_for(result: SearchResult, n: int) -> generate.Prompt:
     return generate.prepare(result.query, result, GeneratorSettings(max_abstracts=n))
 

@@ -31,6 +31,7 @@ from bot.app import Paperbot
 from bot.eval import data as beir
 from bot.eval.baselines import lexical_ranking
 from bot.eval.metrics import ndcg_at_k
+from bot.query import parse
 from bot.search.retrieve import Retriever
 from bot.settings import ChunkSettings, Settings
 from bot.store.corpus import Corpus, PaperVectors
@@ -77,7 +78,7 @@ class Bench:
         dense = corpus.vectors.similarity(self.queries) if dense is None else dense
         rankings = []
         for text, row in zip(self.texts, dense, strict=True):
-            rankings.append([h.paper.paper_id for h in retriever._rank(text, row, 10).hits])
+            rankings.append([h.paper.paper_id for h in retriever._rank(parse(text), row, 10).hits])
         return self.ndcg(rankings)
 
     def vectors(self, texts: dict[str, list[str]]) -> PaperVectors:
@@ -125,7 +126,7 @@ def prf(b: Bench) -> None:
     """Rocchio on the query vector: add beta x the mean centroid of the first `m` papers, mix with the original."""
     dense = b.corpus.vectors.similarity(b.queries)
     retriever = Retriever(b.corpus, b.bot.embed, b.settings.retrieval)
-    first = [retriever._rank(t, row, 10) for t, row in zip(b.texts, dense, strict=True)]
+    first = [retriever._rank(parse(t), row, 10) for t, row in zip(b.texts, dense, strict=True)]
     print(f"prf: none: {b.hybrid(dense)}")
     for m, beta in itertools.product((1, 3, 5), (0.3, 1.0)):
         moved = []

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from bot.errors import QueryError
+from bot.query import parse
 from bot.render.answer import followup_line
 from bot.render.html import chat_markdown
 from bot.render.text import answer_text
@@ -68,6 +69,13 @@ def test_follow_ups_resolve_to_the_previous_answers_papers(question, standalone,
     resolved = followup.resolve(question, PREVIOUS)
     assert (resolved.standalone, resolved.paper_ids, resolved.kind) == (standalone, papers, kind)
     assert resolved.question == question
+    assert followup.resolve(parse(question), PREVIOUS) == resolved  # a parsed question resolves alike
+
+
+def test_a_parsed_question_is_tidied_like_its_text() -> None:
+    untidy = "  which of\nthese   use MuJoCo? "
+    assert followup.resolve(parse(untidy), PREVIOUS) == followup.resolve(untidy, PREVIOUS)
+    assert followup.resolve(untidy, PREVIOUS).question == "which of these use MuJoCo?"
 
 
 def test_a_reference_past_the_last_citation_is_an_error_naming_the_ones_there_are() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.search.retrieve import _NAME, Retriever, _chance, _standardise
+from bot.query import parse
+from bot.search.retrieve import Retriever, _chance, _standardise
 
 
 def test_standardise_by_hand():
@@ -39,6 +40,12 @@ def test_only_ranks_the_given_papers_with_their_open_scores(seeded_bot):
     assert sorted(h.paper.paper_id for h in narrowed.hits) == chosen
     for hit in narrowed.hits:
         assert hit.score == pytest.approx(open_search[hit.paper.paper_id])
+
+
+def test_a_parsed_question_is_searched_as_its_text(seeded_bot):
+    texts = ["is there theory for OPD when the teacher is noisy?", "Which papers use GRPO?"]
+    retriever = seeded_bot.retriever()
+    assert retriever.search_many([parse(t) for t in texts], k=5) == retriever.search_many(texts, k=5)
 
 
 def test_a_name_the_embedder_cannot_read_still_finds_its_papers(seeded_bot):
@@ -78,7 +85,7 @@ def test_a_paper_with_every_query_word_gains_exactly_the_complete_weight(seeded_
 
 def test_names_are_three_characters_or_more_with_two_capitals():
     query = "Do AI agents beat RL baselines with GRPO, Q-MMR, fMRI or ReFPO?"
-    assert _NAME.findall(query) == ["GRPO", "Q-MMR", "fMRI", "ReFPO"]
+    assert parse(query).names == ("GRPO", "Q-MMR", "fMRI", "ReFPO")
 
 
 def test_a_two_letter_word_is_no_name(seeded_bot):

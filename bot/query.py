@@ -1,0 +1,228 @@
+"""A question parsed once: its words, index terms, names, what it asks for and what it refers to.
+
+Every stage reads the same `Query`: retrieval its terms, pairs and names; the composer whether it
+asks for a list, a summary or a comparison; follow-up resolution its references to an earlier
+answer ("[2]", "paper 3", "the second one", "these", "it"). The patterns for all of these live
+here and nowhere else, together with the rewrites a follow-up makes with them (a reference
+replaced by a paper's label). It reads text only: it does not search, compose, or know which
+papers an answer cited.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.text.citations import MARKER, citation_numbers, is_citation, marker_numbers
+from bot.text.terms import query_pair_tokens, query_words, search_terms, word_tokens
+
+# --- What a question asks for (the extractive composer) ---
+
+# "Which papers use GRPO?", "any approaches that ...", "papers on safe RL": a list of papers.
+_LIST = re.compile(
+    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers?|works?|"
+    r"abstracts?|studies|articles?|methods|approaches)\b|^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
+    re.IGNORECASE,
+)
+# "Summarize X", "tl;dr of X": one paper's structured summary even when X is described, not named.
+_SUMMARY = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give (?:me )?(?:a )?summary|tl;?dr)\b", re.IGNORECASE)
+# A request to compare the papers it names: it opens with the verb ("Compare CURE and SORT").
+_COMPARE_REQUEST = re.compile(r"^\s*(?:compare|contrast)\b", re.IGNORECASE)
+# "summarize these papers" asks about several papers, not one.
+_PAPERS_WORD = re.compile(r"\b(?:papers|abstracts|works)\b", re.IGNORECASE)
+# Name-like words: at least three characters with two or more capitals (CURE, Q-MMR, fMRI, ReFPO).
+_NAME = re.compile(r"(?<![\w-])(?=(?:[\w-]*[A-Z]){2})(?=[\w-]{3})[A-Za-z][\w-]*[\w](?![\w-])")
+
+# --- What a follow-up refers to (follow-up resolution) ---
+
+ORDINALS = {
+    "first": 0,
+    "1st": 0,
+    "second": 1,
+    "2nd": 1,
+    "third": 2,
+    "3rd": 2,
+    "fourth": 3,
+    "4th": 3,
+    "fifth": 4,
+    "5th": 4,
+    "sixth": 5,
+    "6th": 5,
+    "last": -1,
+}
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(" + "|".join(ORDINALS) + r")(?:\s+(?:one|paper|abstract|result|work|study|item|citation))?\b",
+    re.IGNORECASE,
+)
+_PAPER_NUMBER = re.compile(r"\b(?:paper|abstract|reference|citation|source|number|no\.|#)\s*#?(\d+)\b", re.IGNORECASE)
+_COLLECTIVE = re.compile(
+    r"\b(?:(?:all\s+)?(?:these|those)(?:\s+(?:papers|abstracts|works|studies|ones|methods))?|them|they|their|"
+    r"the above|the papers|the abstracts|each of them|both)\b",
+    re.IGNORECASE,
+)
+_SINGULAR = re.compile(r"\b(?:this|that)\s+(?:paper|one|abstract|work|method)\b|\bit(?:s)?\b", re.IGNORECASE)
+# Any comparison word, anywhere: "how does ASCPO differ from Cal-SPI?", "CURE vs SORT".
+_COMPARISON_WORD = re.compile(r"\b(?:compare|comparison|contrast|differ\w*|versus|vs\.?)\b", re.IGNORECASE)
+# "which of these use MuJoCo?" (group 1: what they do) or "only the theoretical ones" (group 2: what they are).
+_FILTER = re.compile(
+    r"^\s*(?:(?:and|so|ok,?)\s+)?(?:which|what)\s+(?:ones?|of\s+(?:these|those|them)(?:\s+papers)?|among\s+(?:these|them))"
+    r"\s+(.*)$|^\s*(?:(?:and|so)\s+)?(?:only|just)\s+(?:the\s+)?(.*?)\s*(?:ones?|papers?|works?)?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# Short openers that continue the previous topic: "what about offline data?", "and for robots?"
+_CONTINUE = re.compile(
+    r"^\s*(?:what|how)\s+about\b|^\s*(?:and|also|but|so)\b|^\s*(?:what|anything)\s+else\b|^\s*(?:why|how)\s*\??\s*$"
+    r"|^\s*more\s+(?:on|about)\b|^\s*tell me more\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A follow-up narrowing the earlier papers to those with a property.
+
+    Example: "which of these use MuJoCo?" -> Filter('use MuJoCo', asks_which=True);
+    "only the theoretical ones" -> Filter('theoretical', asks_which=False)
+    """
+
+    predicate: str  # what the papers must do or be, as written
+    asks_which: bool  # "which of these <predicate>" rather than "only the <predicate> ones"
+
+
+@dataclass(frozen=True)
+class Query:
+    """One question, parsed: read its fields instead of matching the text again."""
+
+    text: str  # as given
+    words: tuple[str, ...]  # content words: question words and set phrases dropped
+    terms: tuple[str, ...]  # index terms of those words: compounds whole and by stemmed parts
+    search_terms: tuple[str, ...]  # what BM25 is asked: compounds by their parts only
+    pairs: tuple[str, ...]  # neighbouring content-word pairs, stemmed (proximity)
+    names: tuple[str, ...]  # words with two capitals, as written (CURE, Q-MMR)
+    asks_for_list: bool  # "Which papers use GRPO?"
+    asks_for_summary: bool  # "Summarize CausalBind"
+    asks_to_compare: bool  # opens with "compare"/"contrast": compare the papers it names
+    mentions_papers: bool  # says "papers", "abstracts" or "works"
+    compares: bool  # has a comparison word anywhere ("differ", "vs")
+    collective: bool  # refers to several earlier papers ("these", "they", "both")
+    singular: bool  # refers to one earlier paper ("it", "its", "this paper")
+    continues: bool  # opens like a continuation ("what about ...", "and ...")
+    filter: Filter | None  # narrows the earlier papers; None without a content word to narrow by
+    citations: tuple[int, ...]  # `[n]` numbers that can only be citations (not "[0, 1]")
+    paper_numbers: tuple[int, ...]  # "paper 2", "#3", "reference 1"
+    ordinals: tuple[int, ...]  # "the second one" -> 1, "the last" -> -1 (indices into the cited papers)
+
+    def label_position(self, label: str) -> int | None:
+        """Where the question names `label` (see `label_position`)."""
+        return label_position(self.text, label)
+
+
+@lru_cache(maxsize=4096)
+def parse(text: str) -> Query:
+    """The parsed question; cached, so stages handed the same text share one parse.
+
+    Example: parse("Which papers use GRPO?") -> Query(text='Which papers use GRPO?', words=('grpo',),
+        terms=('grpo',), ..., names=('GRPO',), asks_for_list=True, ...)
+    """
+    words = query_words(text)
+    return Query(
+        text=text,
+        words=tuple(words),
+        terms=tuple(t for w in words for t in word_tokens(w)),
+        search_terms=tuple(search_terms(words)),
+        pairs=tuple(query_pair_tokens(text)),
+        names=tuple(_NAME.findall(text)),
+        asks_for_list=bool(_LIST.search(text)),
+        asks_for_summary=bool(_SUMMARY.match(text)),
+        asks_to_compare=bool(_COMPARE_REQUEST.match(text)),
+        mentions_papers=bool(_PAPERS_WORD.search(text)),
+        compares=bool(_COMPARISON_WORD.search(text)),
+        collective=bool(_COLLECTIVE.search(text)),
+        singular=bool(_SINGULAR.search(text)),
+        continues=bool(_CONTINUE.search(text)),
+        filter=_filter(text),
+        citations=tuple(citation_numbers(text)),
+        paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),
+        ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
+    )
+
+
+def as_query(question: str | Query) -> Query:
+    """`question` parsed, unless it already is. Example: as_query("GRPO?").words -> ('grpo',)"""
+    return question if isinstance(question, Query) else parse(question)
+
+
+def _filter(text: str) -> Filter | None:
+    found = _FILTER.match(text)
+    if not found:
+        return None
+    predicate = (found.group(1) or "").strip(" ?.!") or (found.group(2) or "").strip(" ?.!")
+    return Filter(predicate, bool(found.group(1))) if query_words(predicate) else None
+
+
+def label_position(text: str, label: str) -> int | None:
+    """Where `text` names `label` as a whole word, ignoring case; labels under 3 letters never count.
+
+    Example: label_position("how does ASCPO differ from Cal-SPI?", "cal-spi") -> 27
+    """
+    label = label.lower()
+    found = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text.lower()) if len(label) >= 3 else None
+    return found.start() if found else None
+
+
+def without_label(text: str, label: str) -> str:
+    """Example: without_label("compare CURE and cure-all", "cure") -> 'compare   and cure-all'"""
+    return re.sub(rf"(?<![\w-]){re.escape(label)}(?![\w-])", " ", text, flags=re.IGNORECASE)
+
+
+def rewrite_references(
+    text: str,
+    citation: Callable[[list[int]], str | None],
+    number: Callable[[int], str | None],
+    ordinal: Callable[[int], str | None],
+) -> str:
+    """`text` with each reference to an earlier answer replaced by what the callbacks return for it
+    (None leaves it as written): `[n]` markers (not intervals), then "paper n", then ordinals.
+
+    Example: rewrite_references("compare [1] and the last one", lambda ns: "A", str, lambda i: "C")
+        -> 'compare A and C'
+    """
+
+    def by_marker(match: re.Match[str]) -> str:
+        found = citation(marker_numbers(match)) if is_citation(match) else None
+        return match.group(0) if found is None else found
+
+    def by_number(match: re.Match[str]) -> str:
+        found = number(int(match.group(1)))
+        return match.group(0) if found is None else found
+
+    def by_ordinal(match: re.Match[str]) -> str:
+        found = ordinal(ORDINALS[match.group(1).lower()])
+        return match.group(0) if found is None else found
+
+    text = MARKER.sub(by_marker, text)
+    text = _PAPER_NUMBER.sub(by_number, text)
+    return _ORDINAL.sub(by_ordinal, text)
+
+
+def without_comparison(text: str) -> str:
+    """`text` without its comparison words and collective references, each left as a space.
+
+    Example: without_comparison("how do they compare on data?") -> 'how do     on data?'
+    """
+    return _COMPARISON_WORD.sub(" ", _COLLECTIVE.sub(" ", text))
+
+
+def replace_collective(text: str, words: str) -> str:
+    """Example: replace_collective("what do they use?", "these papers") -> 'what do these papers use?'"""
+    return _COLLECTIVE.sub(words, text)
+
+
+def replace_singular(text: str, label: str) -> str:
+    """The first reference to one paper ("it", "its", "this paper") replaced by its label.
+
+    Example: replace_singular("what are its limitations?", "CURE") -> "what are CURE's limitations?"
+    """
+    return _SINGULAR.sub(lambda m: f"{label}'s" if m.group(0).lower() == "its" else label, text, 1)

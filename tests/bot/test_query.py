@@ -1,0 +1,194 @@
+"""A question parsed once (bot.query): words, names, intent and follow-up references.
+
+The questions come from the README's follow-up phrasings and the stages' own tests.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.query import (
+    Filter,
+    as_query,
+    label_position,
+    parse,
+    replace_collective,
+    replace_singular,
+    rewrite_references,
+    without_comparison,
+    without_label,
+)
+from bot.store.lexical import LexicalIndex
+from bot.text.terms import query_pair_tokens, query_words, tokenize_query
+
+# --- Words, terms, pairs and names: what retrieval and the composer read ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which papers use GRPO as part of training?",
+        "multi-agent MuJoCo expression of IL-6",
+        "safe RL with OPD (on-policy distillation)",
+        "χ-Bench?",
+        "What?",
+        "",
+    ],
+)
+def test_words_terms_and_pairs_are_the_ones_the_index_reads(text: str) -> None:
+    query = parse(text)
+    assert query.text == text
+    assert query.words == tuple(query_words(text))
+    assert query.terms == tuple(tokenize_query(text))
+    assert query.search_terms == tuple(LexicalIndex.query_terms(text))
+    assert query.pairs == tuple(query_pair_tokens(text))
+
+
+def test_question_words_are_dropped_and_compounds_are_searched_by_their_parts() -> None:
+    query = parse("How does ASCPO differ from Cal-SPI?")
+    assert query.words == ("ascpo", "differ", "cal-spi")
+    assert query.terms == ("ascpo", "differ", "cal-spi", "cal", "spi")  # the compound whole and split
+    assert query.search_terms == ("ascpo", "differ", "cal", "spi")  # BM25 is asked by the parts
+    assert query.pairs == ("ascpo_differ", "cal-spi_differ")
+
+
+def test_names_are_three_characters_or_more_with_two_capitals() -> None:
+    assert parse("Do AI agents beat RL baselines with GRPO, Q-MMR, fMRI or ReFPO?").names == (
+        "GRPO",
+        "Q-MMR",
+        "fMRI",
+        "ReFPO",
+    )
+    assert parse("what is rl or Ai?").names == ()
+
+
+# --- What it asks for: the composer's choice of answer ---
+
+
+@pytest.mark.parametrize(
+    ("text", "listing"),
+    [
+        ("Which papers use GRPO?", True),
+        ("Are there papers on safe RL?", True),
+        ("papers on GRPO", True),
+        ("any approaches that use MuJoCo?", True),
+        ("What is CausalBind?", False),
+        ("How does GRPO handle long rollouts?", False),
+    ],
+)
+def test_a_list_question_asks_for_papers(text: str, listing: bool) -> None:
+    assert parse(text).asks_for_list is listing
+
+
+def test_a_summary_request_is_about_one_paper_unless_it_says_papers() -> None:
+    for text in ("Summarize CausalBind", "please summarise the method", "tl;dr of CURE", "give me a summary of X"):
+        assert parse(text).asks_for_summary and not parse(text).mentions_papers, text
+    these = parse("summarize these papers")
+    assert these.asks_for_summary and these.mentions_papers
+    assert not parse("What does CURE summarize?").asks_for_summary  # only as the opening word
+
+
+def test_a_request_to_compare_opens_with_the_verb_while_any_comparison_word_counts_for_follow_ups() -> None:
+    request = parse("Compare CURE and SORT")
+    assert request.asks_to_compare and request.compares
+    assert parse("contrast ASCPO with Cal-SPI").asks_to_compare
+    for text in ("how does ASCPO differ from Cal-SPI?", "CURE vs. SORT", "how do they compare?", "ASCPO versus CURE"):
+        query = parse(text)
+        assert query.compares and not query.asks_to_compare, text
+
+
+# --- Follow-up references: what resolution reads ---
+
+
+def test_citation_numbers_follow_the_interval_rule() -> None:
+    assert parse("tell me more about [2]").citations == (2,)
+    assert parse("compare [1] and [3] on rewards in [0, 1]").citations == (1, 3)
+    assert parse("compare [1, 2] and [3]").citations == (1, 2, 3)
+    for maths in ("which papers normalise rewards to [0, 1]?", "bounds on [0,1] valued losses", "lr in [1, 10]"):
+        assert parse(maths).citations == (), maths
+
+
+def test_paper_numbers_and_ordinals() -> None:
+    assert parse("What is paper 1 about?").paper_numbers == (1,)
+    assert parse("paper #2 and no. 3, reference 4").paper_numbers == (2, 3, 4)
+    assert parse("what about the second one?").ordinals == (1,)
+    assert parse("and the last one?").ordinals == (-1,)
+    assert parse("the 1st and 3rd paper").ordinals == (0, 2)
+    assert parse("How does GRPO handle long rollouts?").ordinals == ()
+
+
+def test_collective_and_singular_references() -> None:
+    for text in ("what datasets do they use?", "which of these use MuJoCo?", "both of them", "the above papers"):
+        assert parse(text).collective, text
+    for text in ("what are its limitations?", "compare it with CausalBind", "how does this method work?"):
+        assert parse(text).singular, text
+    plain = parse("How does GRPO handle long rollouts?")
+    assert not plain.collective and not plain.singular
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("which of these use MuJoCo?", Filter("use MuJoCo", asks_which=True)),
+        ("ok, which among these rely on offline data", Filter("rely on offline data", asks_which=True)),
+        ("only the theoretical ones", Filter("theoretical", asks_which=False)),
+        ("and just the empirical papers?", Filter("empirical", asks_which=False)),
+        ("which of these?", None),  # nothing to narrow by
+        ("only the", None),
+        ("Which papers use GRPO?", None),  # a new question, not about earlier papers
+    ],
+)
+def test_a_filter_narrows_the_earlier_papers_by_what_it_names(text: str, expected: Filter | None) -> None:
+    assert parse(text).filter == expected
+
+
+def test_a_continuation_opens_like_one() -> None:
+    for text in ("what about offline data?", "and for robots?", "tell me more", "why?", "anything else?"):
+        assert parse(text).continues, text
+    assert not parse("What datasets are used for safe RL?").continues
+
+
+def test_a_question_is_parsed_once_and_shared() -> None:
+    query = parse("Which papers use GRPO?")
+    assert parse("Which papers use GRPO?") is query
+    assert as_query(query) is query and as_query("Which papers use GRPO?") is query
+
+
+# --- The rewrites a follow-up makes with these patterns ---
+
+
+def test_rewrite_references_replaces_markers_numbers_and_ordinals_in_that_order() -> None:
+    labels = {1: "Cal-SPI", 2: "ASCPO", 3: "CURE"}
+    seen: list[str] = []
+
+    def by_marker(numbers: list[int]) -> str | None:
+        seen.append(f"marker {numbers}")
+        return " and ".join(labels[n] for n in numbers if n in labels) or None
+
+    def by_number(n: int) -> str | None:
+        seen.append(f"number {n}")
+        return labels.get(n)
+
+    def by_ordinal(index: int) -> str | None:
+        seen.append(f"ordinal {index}")
+        return list(labels.values())[index]
+
+    text = "compare [1] with paper 3, the last one and [9] in [0, 1]"
+    assert rewrite_references(text, by_marker, by_number, by_ordinal) == (
+        "compare Cal-SPI with CURE, CURE and [9] in [0, 1]"
+    )
+    assert seen == ["marker [1]", "marker [9]", "number 3", "ordinal -1"]  # the interval is never offered
+
+
+def test_labels_are_found_and_removed_as_whole_words() -> None:
+    assert label_position("how does ASCPO differ from Cal-SPI?", "Cal-SPI") == 27
+    assert label_position("the cure-all", "CURE") is None  # part of a longer word
+    assert label_position("what is RL?", "RL") is None  # labels under 3 letters never count
+    assert without_label("compare CURE and cure-all", "cure") == "compare   and cure-all"
+
+
+def test_collective_singular_and_comparison_words_are_rewritten() -> None:
+    assert replace_collective("what datasets do they use?", "these papers") == "what datasets do these papers use?"
+    assert replace_singular("what are its limitations?", "CURE") == "what are CURE's limitations?"
+    assert replace_singular("how does it beat it?", "CURE") == "how does CURE beat it?"  # the first only
+    assert without_comparison("how do they compare on data?").split() == ["how", "do", "on", "data?"]
