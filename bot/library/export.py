@@ -34,6 +34,7 @@ from bibtexparser.middlewares import AddEnclosingMiddleware
 from bibtexparser.model import Entry, Field
 
 from bot.errors import QueryError
+from bot.render.markdown import escape
 from bot.types import Paper
 
 FORMATS = ("bibtex", "ris", "csv", "markdown")
@@ -219,27 +220,22 @@ def _cell(text: str) -> str:
     return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def _md(text: str) -> str:
-    """Example: _md("a*b_[c]") -> 'a\\*b\\_\\[c\\]'"""
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(text.split()))
-
-
 def to_markdown(papers: list[Paper], heading: str = "Papers") -> str:
     """A numbered list: title, authors, venue and year, link, id, then the abstract as a quote."""
-    lines = [f"# {_md(heading)}", "", f"{len(papers)} paper{'s' if len(papers) != 1 else ''}.", ""]
+    lines = [f"# {escape(heading)}", "", f"{len(papers)} paper{'s' if len(papers) != 1 else ''}.", ""]
     for n, p in enumerate(papers, start=1):
-        meta = [_md(", ".join(p.authors))] if p.authors else []
+        meta = [escape(", ".join(p.authors))] if p.authors else []
         where = " ".join(str(x) for x in (p.venue, p.year) if x)
         if where and not (p.venue and str(p.year) in p.venue):
-            meta.append(f"*{_md(where)}*")
+            meta.append(f"*{escape(where)}*")
         elif p.venue:
-            meta.append(f"*{_md(p.venue)}*")
+            meta.append(f"*{escape(p.venue)}*")
         if p.url:
             meta.append(f"<{p.url}>")
-        lines.append(f"{n}. **{_md(title_of(p))}**" + (" — " + ". ".join(meta) if meta else ""))
-        lines.append(f"   `{p.paper_id}`" + ("" if p.title else f" · label {_md(p.label)}"))
+        lines.append(f"{n}. **{escape(title_of(p))}**" + (" — " + ". ".join(meta) if meta else ""))
+        lines.append(f"   `{p.paper_id}`" + ("" if p.title else f" · label {escape(p.label)}"))
         lines.append("")
-        lines.append(f"   > {_md(p.display)}")
+        lines.append(f"   > {escape(p.display)}")
         lines.append("")
     return "\n".join(lines)
 
