@@ -144,8 +144,8 @@ def _ris_author(name: str) -> str:
 
 
 class _RisWriter(rispy.RisWriter):
-    """rispy's RIS writer with CRLF line ends (as the RIS specification and EndNote expect) and
-    without the "1." counter line it puts before each record, which is not a RIS tag."""
+    """rispy's RIS writer with the CRLF line ends paperbot's RIS files have always had, and without
+    the "1." counter line rispy puts before each record, which is not a RIS tag."""
 
     NEWLINE = "\r\n"
 
@@ -183,7 +183,7 @@ def to_ris(papers: list[Paper]) -> str:
 
 
 def _one_line(text: str) -> str:
-    """A RIS value ends at the line end. Example: _one_line("a\n  b") -> 'a b'"""
+    """A RIS value ends at the line end. Example: _one_line("a\\n  b") -> 'a b'"""
     return " ".join(text.split())
 
 
