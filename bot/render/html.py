@@ -1,5 +1,5 @@
-"""The chat's markup: the answer bubble (markdown made inert: no HTML, images or links from
-abstracts) and the citation panel (HTML, escaped, with the used sentences highlighted and why
+"""The chat's markup: the answer bubble (markdown made inert by bot.render.markdown: no HTML, images or
+links from abstracts) and the citation panel (HTML, escaped, with the used sentences highlighted and why
 each paper was found). Pure functions of an Answer; tested without a browser.
 """
 
@@ -9,6 +9,7 @@ import html
 from pathlib import Path
 
 from bot.render.answer import UNSUPPORTED_NOTE, followup_line, mark_unsupported
+from bot.render.markdown import inert
 from bot.render.why import why_html
 from bot.types import Answer, Paper, Source
 
@@ -65,16 +66,6 @@ def chat_markdown(answer: Answer) -> str:
         parts.append(f"*{UNSUPPORTED_NOTE}*")
     refs = "\n".join(f"[{c.n}] **{inert(c.paper.label)}**" for c in answer.citations)
     return "\n\n".join(parts + ([refs] if refs else []))
-
-
-def inert(markdown: str) -> str:
-    """Text from abstracts made safe for a markdown bubble: no HTML, no images, no links.
-
-    An abstract (or a model quoting one) could carry `![x](http://host/pixel.png)`, which the
-    browser would fetch, or `<b>` and `<img>` tags; they are shown as written instead.
-    Example: inert("see ![x](http://a/b.png) <b>now</b>") -> 'see !\\[x\\](http://a/b.png) &lt;b>now&lt;/b>'
-    """
-    return markdown.replace("<", "&lt;").replace("![", "!\\[").replace("](", "\\](")
 
 
 def citations_placeholder() -> str:

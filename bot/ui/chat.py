@@ -13,8 +13,8 @@ from typing import Any
 from bot.errors import PaperbotError
 from bot.render import html as markup
 from bot.render import messages
+from bot.render.markdown import escape, inert
 from bot.types import Answer
-from bot.ui.views import md
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def chat_stream(
                 answer = item
                 break
             written += item
-            yield Turn([*asked, assistant_message(markup.inert(written))], None)
+            yield Turn([*asked, assistant_message(inert(written))], None)
     except PaperbotError as exc:
         yield Turn([*asked, assistant_message(messages.error_reply(str(exc)))], None)
         return
@@ -121,7 +121,7 @@ def reply_markdown(answer: Answer) -> str:
     Example: notice "The openai language model did not answer: ..." -> '*⚠ The openai ...*\n\n' + the answer
     """
     body = markup.chat_markdown(answer)
-    return f"*⚠ {md(answer.notice)}*\n\n{body}" if answer.notice else body
+    return f"*⚠ {escape(answer.notice)}*\n\n{body}" if answer.notice else body
 
 
 def citation_choices(answer: Answer) -> list[tuple[str, str]]:

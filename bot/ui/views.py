@@ -8,11 +8,11 @@ tabs are given; it holds none of the core.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.render.markdown import escape
 from bot.text.wording import plural
 from bot.types import ReadingList, TriageResult
 
@@ -39,11 +39,6 @@ class Library:
     export_list: Callable[[str, str], str]  # (format, list name) -> file text
 
 
-def md(text: str) -> str:
-    """Text safe inside markdown emphasis. Example: md("a*b_c") -> 'a\\*b\\_c'"""
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(text.split()))
-
-
 # --- Triage tab ---
 
 
@@ -57,12 +52,12 @@ def triage_rows(result: TriageResult) -> list[list[Any]]:
 
 def triage_summary(result: TriageResult) -> str:
     """How many papers are about the topic out of how many, where the cut fell, and the themes."""
-    topic = md(result.topic)
+    topic = escape(result.topic)
     found = len(result.papers)
     lines = [f"**{found}** of **{result.considered}** papers are about *{topic}*."]
-    lines.append(f"Cut ({result.cut.method}): {md(result.cut.explanation)}")
+    lines.append(f"Cut ({result.cut.method}): {escape(result.cut.explanation)}")
     if result.themes:
-        groups = "; ".join(f"{md(t.name)} ({len(t.paper_ids)})" for t in result.themes)
+        groups = "; ".join(f"{escape(t.name)} ({len(t.paper_ids)})" for t in result.themes)
         lines.append(f"Themes: {groups}")
     if found:
         lines.append(SELECT_HINT)
@@ -94,9 +89,9 @@ def list_rows(reading: ReadingList) -> list[list[Any]]:
 
 def list_summary(reading: ReadingList) -> str:
     """Example: list_summary(ReadingList("to read", (a, b))) -> '**to read**: 2 papers'"""
-    line = f"**{md(reading.name)}**: {plural(len(reading.papers))}"
+    line = f"**{escape(reading.name)}**: {plural(len(reading.papers))}"
     if reading.missing:
-        line += f" ({len(reading.missing)} more no longer in the store: {md(', '.join(reading.missing))})"
+        line += f" ({len(reading.missing)} more no longer in the store: {escape(', '.join(reading.missing))})"
     return line
 
 
@@ -141,7 +136,7 @@ def selection_line(rows: Sequence[Sequence[Any]] | None) -> str:
     if not chosen:
         return f"Nothing ticked: the downloads hold all {plural(len(every))}."
     labels = {str(row[-1]): str(row[1]) for row in rows or [] if len(row) > 1}
-    names = ", ".join(md(labels[pid]) for pid in chosen)
+    names = ", ".join(escape(labels[pid]) for pid in chosen)
     return f"**{len(chosen)}** ticked ({names}): the downloads and *Add* use these."
 
 
@@ -149,12 +144,12 @@ def added_message(new: int, chosen: int, name: str) -> str:
     """Example: added_message(1, 2, "to read") -> 'Added 1 paper to **to read** (1 was already on it).'"""
     already = chosen - new
     tail = f" ({already} {'was' if already == 1 else 'were'} already on it)" if already else ""
-    return f"Added {plural(new)} to **{md(name)}**{tail}."
+    return f"Added {plural(new)} to **{escape(name)}**{tail}."
 
 
 def removed_message(removed: int, name: str) -> str:
     """Example: removed_message(2, "to read") -> 'Removed 2 papers from **to read**.'"""
-    return f"Removed {plural(removed)} from **{md(name)}**."
+    return f"Removed {plural(removed)} from **{escape(name)}**."
 
 
 def problem(message: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
+import rispy
 from bibtexparser import middlewares
 
 from bot.errors import QueryError
@@ -110,6 +111,41 @@ def test_ris_uses_two_letter_tags_and_closes_every_record(papers: list[Paper]) -
     assert "AU  - Fonseca, Yuri" in first and "AU  - Müller-Lüdenscheidt, José" in first
     assert "PY  - 2022" in first and "T2  - NeurIPS 2022" in first and "TI  - Braces {and} 100% & more_stuff" in first
     assert f"AB  - {NASTY}" in first
+
+
+def test_bibtex_layout_is_what_reference_managers_were_given_before_the_writer_swap() -> None:
+    """bibtexparser writes the entries; the bytes are those of the hand-made writer it replaced."""
+    seed = paper("pabcdef012345", "Seed-like  abstract\nwith 5% & more.", label="Cal-SPI", year=2026, venue="NeurIPS")
+    untitled = paper("p0123ffffffff", "Plain.", label="Untitled thing", url="https://x.org/{a}")
+    assert export.to_bibtex([seed, untitled]) == (
+        "@inproceedings{calspi2026-abcd,\n"
+        "  title = {{Cal-SPI}},\n"
+        "  booktitle = {NeurIPS},\n"
+        "  year = {2026},\n"
+        "  abstract = {Seed-like abstract with 5\\% \\& more.},\n"
+        "  note = {paperbot id pabcdef012345; untitled in the source, title is the label paperbot generated}\n"
+        "}\n"
+        "\n"
+        "@misc{untitledthing-0123,\n"
+        "  title = {{Untitled thing}},\n"
+        "  url = {https://x.org/%7Ba%7D},\n"
+        "  abstract = {Plain.},\n"
+        "  note = {paperbot id p0123ffffffff; untitled in the source, title is the label paperbot generated}\n"
+        "}\n"
+    )
+    assert export.to_bibtex([]) == ""
+
+
+def test_ris_reads_back_with_rispy_to_the_same_fields(papers: list[Paper]) -> None:
+    text = export.to_ris(papers)
+    keys = export.bibtex_keys(papers)
+    assert rispy.loads(text) == [export.ris_record(p, keys[p.paper_id]) for p in papers]
+    first = rispy.loads(text)[0]
+    assert first["authors"] == ["Fonseca, Yuri", "Müller-Lüdenscheidt, José"]
+    assert (first["type_of_reference"], first["year"], first["secondary_title"]) == ("CPAPER", "2022", "NeurIPS 2022")
+    assert first["abstract"] == NASTY and first["urls"] == ["https://openreview.net/forum?id=09QF_n%20x"]
+    assert text.endswith("ER  - \r\n") and "\r\n\r\nTY  - GEN\r\n" in text  # one blank line between records
+    assert export.to_ris([]) == ""
 
 
 def test_csv_round_trips_with_every_field_quoted(papers: list[Paper]) -> None:
