@@ -111,7 +111,7 @@ class _Paperbot(click.Command):
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         params = self.get_params(ctx)
-        arguments = [(p.make_metavar(ctx), p.doc) for p in params if isinstance(p, Arg)]
+        arguments = [(" ".join(p.get_usage_pieces(ctx)), p.doc) for p in params if isinstance(p, Arg)]
         own = [r for p in params if not isinstance(p, GlobalOption | click.Argument) and (r := p.get_help_record(ctx))]
         shared = [r for p in params if isinstance(p, GlobalOption) and (r := p.get_help_record(ctx))]
         sections = (
