@@ -205,6 +205,42 @@ def _either(names: list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
+def _option_names(params: list[click.Parameter]) -> list[str]:
+    return [n for p in params if isinstance(p, click.Option) for n in (*p.opts, *p.secondary_opts)]
+
+
+def _owners(option: str, command: click.Command, path: str = "paperbot") -> list[str]:
+    """The commands under `command` (itself included) that take `option`, as typed.
+
+    Example: _owners("--generator", paperbot) -> ["paperbot ask"]
+    """
+    # .params, not get_params(): that would make and cache a help option for a context without -h
+    found = [path] if option in _option_names(command.params) else []
+    if isinstance(command, click.Group):
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            found += _owners(option, sub, f"{path} {name}") if sub is not None else []
+    return found
+
+
+def _no_such_option(option: str, ctx: click.Context) -> str:
+    """Example: ("--jsno", search's ctx) -> "no option '--jsno' in `paperbot search`; did you mean '--json'?" """
+    bare = {n.lstrip("-"): n for n in _option_names(ctx.command.get_params(ctx))}
+    # compared without their dashes, which would make every long option look alike
+    near = [bare[n] for n in _nearest(option.lstrip("-"), list(bare))]
+    owners = [f"`{o}`" for o in _owners(option, ctx.find_root().command)]
+    if near:
+        hint = f"did you mean {_either(near)}?"
+    elif owners:  # the right option in the wrong place: `paperbot --json search x`, `search x --generator openai`
+        others = f", {len(owners) - 3} more" if len(owners) > 3 else ""
+        where = "; a command's options go after its name" if isinstance(ctx.command, click.Group) else ""
+        hint = f"it is an option of {', '.join(owners[:3])}{others}{where}"
+    else:
+        hint = f"`{ctx.command_path} --help` lists them"
+    return f"no option {option!r} in `{ctx.command_path}`; {hint}"
+
+
 def usage_error(exc: click.UsageError) -> str:
     """What stderr shows for a usage error: the usage line, then `paperbot: error: ...` with a way on.
 
@@ -214,14 +250,7 @@ def usage_error(exc: click.UsageError) -> str:
     ctx = exc.ctx
     usage = ctx.get_usage() + "\n" if ctx is not None else ""
     if isinstance(exc, click.NoSuchOption) and ctx is not None:
-        options = [
-            n for p in ctx.command.get_params(ctx) if isinstance(p, click.Option) for n in (*p.opts, *p.secondary_opts)
-        ]
-        bare = {n.lstrip("-"): n for n in options}
-        # compared without their dashes, which would make every long option look alike
-        near = [bare[n] for n in _nearest(exc.option_name.lstrip("-"), list(bare))]
-        hint = f"did you mean {_either(near)}?" if near else f"`{ctx.command_path} --help` lists them"
-        message = f"no option {exc.option_name!r} in `{ctx.command_path}`; {hint}"
+        message = _no_such_option(exc.option_name, ctx)
     else:
         # click's sentences ("Missing argument 'PATH'.") read as paperbot's ("missing argument 'PATH'"), on one line
         message = " ".join(exc.format_message().split()).replace(". Choose from:", "; choose from")

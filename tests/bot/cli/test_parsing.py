@@ -171,6 +171,17 @@ def test_a_misspelt_command_is_named_with_the_nearest(
             "paperbot search",
             "no option '--zzz' in `paperbot search`; `paperbot search --help`",
         ),
+        (
+            ["search", "x", "--generator", "openai"],
+            "paperbot search",
+            "no option '--generator' in `paperbot search`; it is an option of `paperbot ask`",
+        ),
+        (
+            ["--json", "search", "x"],
+            "paperbot",
+            "it is an option of `paperbot ingest`, `paperbot search`, `paperbot ask`, 9 more; "
+            "a command's options go after its name",
+        ),
     ],
 )
 def test_a_misspelt_option_is_named_with_the_nearest(
@@ -244,7 +255,7 @@ def test_the_help_of_every_command_lists_its_options(path: tuple[str, ...], run_
     for name in path:
         command = command.get_command(click.Context(command), name)
     ctx = click.Context(command)
-    for param in command.get_params(ctx):
+    for param in command.params:  # get_params() would cache a help option made without -h
         text = param.doc if isinstance(param, parsing.Arg) else param.get_help_record(ctx)[1]
         assert text.strip(), f"{param.name} of `{' '.join(path)}` has no help"
 
