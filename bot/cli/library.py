@@ -91,6 +91,7 @@ def _list_action(
     """show, add, remove or delete (the action is ctx's command); --json before or after the action."""
     from bot.render.json import reading_list_json
     from bot.render.text import reading_list_text
+    from bot.text.wording import plural
 
     action = ctx.command.name
     as_json = as_json or bool(ctx.parent and ctx.parent.params.get("as_json"))
@@ -118,7 +119,7 @@ def _list_action(
         print(json.dumps(data, ensure_ascii=False))
     else:
         if action != "show":
-            print(f"{verb} {changed} paper{'s' if changed != 1 else ''}")
+            print(f"{verb} {plural(changed)}")
         print(reading_list_text(reading))
     return 0
 

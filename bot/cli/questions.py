@@ -68,7 +68,7 @@ def _previous(path: Path | None, app: App) -> Answer | None:
             f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"
         )
     try:
-        return followup.previous_answer(turns, app.registry.papers())
+        return followup.previous_answer(turns, wiring.stored_papers(app))
     except QueryError as exc:
         raise QueryError(f"--history {path}: {exc}") from exc
 

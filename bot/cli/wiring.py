@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from bot.eval.data import BeirSplit, Question
     from bot.eval.report import EvalReport
     from bot.settings import Settings
-    from bot.types import IngestReport
+    from bot.types import IngestReport, Paper
 
 
 def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
@@ -51,6 +51,11 @@ def open_app(settings: Settings) -> App:
     from bot.app import Paperbot
 
     return Paperbot(settings)
+
+
+def stored_papers(app: App) -> Mapping[str, Paper]:
+    """Every paper in the app's store by paper_id (for resolving the citations of a --history file)."""
+    return app.registry.papers()
 
 
 def ingest(
