@@ -47,7 +47,7 @@ def require_store(settings: Settings) -> None:
 
 
 def open_app(settings: Settings) -> App:
-    """The app over the store `settings` name (opened lazily: nothing is read before the first call)."""
+    """The app over the store `settings` name; its embedding model loads on first need."""
     from bot.app import Paperbot
 
     return Paperbot(settings)
