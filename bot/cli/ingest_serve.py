@@ -1,0 +1,60 @@
+"""`paperbot ingest` (files into the store) and `paperbot serve` (the chat UI over it).
+
+The two commands that may create a store. What ingest prints is rendered by bot.render; the
+work itself is reached through bot.cli.wiring.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bot.cli import parsing, wiring
+from bot.cli.output import print_json, print_warnings
+
+
+@click.command(cls=parsing.Command, short_help="add abstract files to the store")
+@parsing.argument("paths", "files or folders (default: the bundled seeds)", nargs=-1, type=parsing.PATH)
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option("--prune", is_flag=True, help="remove papers whose sources are gone")
+@click.option("--rebuild", is_flag=True, help="drop the index and embed everything again")
+@click.option("--skip-bad", is_flag=True, help="skip bad records with a warning instead of failing the file")
+@click.option("--encoding", default="utf-8", metavar="NAME", help="text encoding of the input files (default utf-8)")
+@click.pass_context
+def ingest(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    as_json: bool,
+    prune: bool,
+    rebuild: bool,
+    skip_bad: bool,
+    encoding: str,
+) -> int:
+    """Add abstract files (.txt, .md, .jsonl, .json, .csv) and folders to the store; unchanged
+    papers are skipped, so running it again is cheap."""
+    from bot.render.json import ingest_json
+    from bot.render.text import ingest_line
+
+    options = parsing.given(ctx)
+    app = wiring.open_app(wiring.load_settings(options.store, options.chroma_url))
+    report = wiring.ingest(app, list(paths) or None, prune=prune, rebuild=rebuild, skip_bad=skip_bad, encoding=encoding)
+    print_warnings(report.warnings)
+    if as_json:
+        print_json(ingest_json(report))
+    else:
+        print(ingest_line(report))
+    return 0
+
+
+@click.command(cls=parsing.Command, short_help="start the chat UI")
+@click.option("--host", default=None, metavar="HOST", help="interface to bind (default 127.0.0.1)")
+@click.option("--port", type=int, default=None, metavar="PORT", help="port (default 7860)")
+@click.pass_context
+def serve(ctx: click.Context, host: str | None, port: int | None) -> int:
+    """Start the chat UI in the browser (chat, triage, reading lists) on this machine; an empty
+    store is filled with the bundled seeds first."""
+    options = parsing.given(ctx)
+    settings = wiring.load_settings(options.store, options.chroma_url)
+    wiring.serve(settings, host=host or settings.ui.host, port=port if port is not None else settings.ui.port)
+    return 0

@@ -1,0 +1,124 @@
+"""The command line's only calls that build or open the core: settings, the app, an ingest, an
+evaluation, the chat server.
+
+Every way the CLI constructs or feeds the core goes through here, so a change in how the app is
+opened or how ingest is called is made in this one module. Heavy libraries (torch, chromadb,
+gradio) are imported inside the functions, so `paperbot --help` never loads them. It prints
+nothing and parses no arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bot.errors import StoreError
+
+if TYPE_CHECKING:
+    # The app the commands are handed; they name its type only through here.
+    from bot.app import Paperbot as App
+    from bot.eval.data import BeirSplit, Question
+    from bot.eval.report import EvalReport
+    from bot.progress import Progress
+    from bot.settings import Settings
+    from bot.types import IngestReport, Paper
+
+
+def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
+    """The settings from the PAPERBOT_* environment, with the global options given on the line on top."""
+    from bot.settings import load_settings as load
+
+    overrides: dict[str, Any] = {}
+    if store is not None:
+        overrides["store"] = store
+    if chroma_url is not None:
+        overrides["chroma_url"] = chroma_url
+    return load(**overrides)
+
+
+def require_store(settings: Settings) -> None:
+    """Refuse a store folder that does not exist, for commands that only read one."""
+    if not settings.store.is_dir():
+        # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
+        raise StoreError(
+            f"no store at {settings.store}: nothing was ingested there; check --store (or PAPERBOT_STORE), "
+            f"or run `paperbot --store {settings.store} ingest FILES` first (no FILES: the bundled seeds)"
+        )
+
+
+def open_app(settings: Settings) -> App:
+    """The app over the store `settings` name; its embedding model loads on first need."""
+    from bot.app import Paperbot
+
+    return Paperbot(settings)
+
+
+def stored_papers(app: App) -> Mapping[str, Paper]:
+    """Every paper in the app's store by paper_id (for resolving the citations of a --history file)."""
+    return app.papers()
+
+
+def ingest(
+    app: App,
+    paths: list[Path] | None,
+    *,
+    prune: bool = False,
+    rebuild: bool = False,
+    skip_bad: bool = False,
+    encoding: str = "utf-8",
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Add `paths` (None: the bundled seeds) to the app's store; progress on stderr unless `progress` is given.
+
+    The CLI is the only part of bot that imports ingest: the app and the UI never do.
+    """
+    from bot.progress import reporter
+    from ingest import pipeline
+
+    return pipeline.run(
+        paths or [app.settings.seeds],
+        app.settings,
+        app.store,
+        app.embedder.fresh,  # straight from the model: thousands of chunks would only churn the cache
+        prune=prune,
+        rebuild=rebuild,
+        skip_bad=skip_bad,
+        encoding=encoding,
+        progress=progress or reporter(),
+    )
+
+
+def open_eval_app(settings: Settings, store: Path) -> App:
+    """An app over an embedded store of its own for a BEIR corpus, so it never mixes with --store."""
+    return open_app(settings.model_copy(update={"store": store, "chroma_url": None}))
+
+
+def evaluate_beir(app: App, data: BeirSplit, ingested: IngestReport, limit: int | None) -> EvalReport:
+    """Retrieval measured on a BEIR corpus already ingested into `app`'s store."""
+    from bot.eval.beir import evaluate_beir as evaluate
+
+    return evaluate(app.searcher, data, ingested, limit=limit)
+
+
+def evaluate_questions(
+    settings: Settings,
+    questions: list[Question],
+    offtopic: list[Question],
+    answers: bool,
+    limit: int | None,
+    judgments: Mapping[str, Mapping[str, bool]] | None,
+) -> EvalReport:
+    """Retrieval (and answers) measured on labelled questions over the store of `settings`."""
+    from bot.eval.questions import evaluate_questions as evaluate
+
+    app = open_app(settings)
+    return evaluate(app.searcher, app.ask_many, questions, offtopic, answers, limit, judgments)
+
+
+def serve(settings: Settings, host: str, port: int) -> None:
+    """Run the chat UI over the store of `settings` until interrupted."""
+    from bot.ui.serve import serve as run
+
+    app = open_app(settings)
+    run(app, lambda progress: ingest(app, None, progress=progress), host=host, port=port)
