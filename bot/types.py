@@ -149,7 +149,7 @@ class AnswerSentence:
     text: str
     citations: tuple[int, ...]
     paper_sentence: str | None = None  # the abstract's own sentence it was taken from
-    # Set by bot.check: whether the cited abstracts back the sentence, how strongly (0..1; None for a
+    # Set by bot.answer.check: whether the cited abstracts back the sentence, how strongly (0..1; None for a
     # sentence making no claim, such as the abstention sentence), and why it is not supported.
     supported: bool | None = None
     support: float | None = None
@@ -168,7 +168,7 @@ class Answer:
     hits: tuple[Hit, ...] = field(default=())
     generator: str = "extractive"  # the answer path that wrote it: extractive, openai or llamacpp
     notice: str | None = None  # why a requested language model did not write it, when it did not
-    standalone_question: str | None = None  # what was searched, when a follow-up was rewritten (bot.followup)
+    standalone_question: str | None = None  # what was searched, when a follow-up was rewritten (bot.search.followup)
     restricted_to: tuple[str, ...] = ()  # paper ids the search was limited to by a follow-up
     restricted_labels: tuple[str, ...] = ()  # their labels, in the same order
 

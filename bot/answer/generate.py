@@ -221,7 +221,7 @@ def describe_failure(exc: Exception, settings: GeneratorSettings, backend: str) 
 
 
 class Checked(Protocol):
-    """What the citation checker returns for an answer text (bot.check.CheckedAnswer)."""
+    """What the citation checker returns for an answer text (bot.answer.check.CheckedAnswer)."""
 
     @property
     def markdown(self) -> str: ...

@@ -40,7 +40,7 @@ def _expected_ids(papers: Mapping[str, Any], question: Question) -> list[set[str
 
 @dataclass(frozen=True)
 class Judged:
-    """Judgments (bot.beir.read_judgments) resolved to stored paper ids, per question id."""
+    """Judgments (bot.eval.data.read_judgments) resolved to stored paper ids, per question id."""
 
     relevant: dict[str, set[str]]  # papers judged relevant
     seen: dict[str, set[str]]  # papers judged either way
@@ -119,7 +119,7 @@ def _question_metrics(
 
 
 def answer_support(answers: Sequence[Answer], expected: Sequence[list[set[str]]]) -> dict[str, int]:
-    """Counts of answer sentences making a claim, those the citation checker (bot.check) judged
+    """Counts of answer sentences making a claim, those the citation checker (bot.answer.check) judged
     supported, those quoting their cited abstract verbatim, and those citing an expected abstract;
     abstained answers are left out. Answers come checked from AnswerService.ask_many."""
     counts = {"answers": 0, "sentences": 0, "supported": 0, "quoted": 0, "on_target": 0}
@@ -150,7 +150,7 @@ def evaluate_questions(
     judgments: Mapping[str, Mapping[str, bool]] | None = None,
 ) -> EvalReport:
     """hit@1, hit@5, MRR@10, multi-answer recall@10 and abstention accuracy of paperbot, BM25 and
-    dense; with `judgments` (bot.beir.read_judgments) also hit@1 crediting papers judged relevant.
+    dense; with `judgments` (bot.eval.data.read_judgments) also hit@1 crediting papers judged relevant.
     `ask_many` answers the questions when `answers` is set (AnswerService.ask_many)."""
     started = time.perf_counter()
     questions, offtopic = list(questions)[:limit], list(offtopic)[:limit]
@@ -206,7 +206,7 @@ def evaluate_questions(
         details["answers"] = counts
         notes.append(
             f"answers: {counts['sentences']} sentences in {counts['answers']} answers; {counts['supported']} "
-            f"supported by the abstracts they cite (bot.check), {counts['quoted']} quote them verbatim, "
+            f"supported by the abstracts they cite (bot.answer.check), {counts['quoted']} quote them verbatim, "
             f"{counts['on_target']} cite an expected abstract"
         )
     details["seconds"] = round(time.perf_counter() - started, 2)

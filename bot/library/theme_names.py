@@ -9,7 +9,7 @@ is scored c-TF-IDF style: share of the group's papers using it x how much more t
 groups use it x its rarity in the whole corpus, phrases preferred. A name has one or two
 terms that together occur in as many of the group's papers as the candidates allow. The
 topic's own words (and the acronyms that spell them) are never part of a name. It does not
-group papers (bot.themes does).
+group papers (bot.library.themes does).
 """
 
 from __future__ import annotations

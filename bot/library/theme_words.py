@@ -1,6 +1,6 @@
-"""Word lists for naming themes (bot.theme_names): what every abstract says, and which words are adjectives.
+"""Word lists for naming themes (bot.library.theme_names): what every abstract says, and which words are adjectives.
 
-Lists only, lower case; how they are used is bot.theme_names's business.
+Lists only, lower case; how they are used is bot.library.theme_names's business.
 """
 
 from __future__ import annotations

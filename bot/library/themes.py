@@ -3,7 +3,7 @@
 The number of groups grows with the square root of the set's size (5 papers -> 1 theme,
 8 -> 2, 40 -> 4), papers are grouped by spherical k-means on their mean chunk vectors, and each
 group is named by the noun phrases that set it apart from the other groups and the corpus
-(bot.theme_names: "on-policy distillation", "reward models"). Deterministic: the same papers
+(bot.library.theme_names: "on-policy distillation", "reward models"). Deterministic: the same papers
 always give the same themes. It does not decide which papers are relevant.
 
 The k-means is hand-written: scikit-learn's KMeans (Euclidean on the unit vectors, k-means++,

@@ -5,7 +5,7 @@ evidence (topic-word coverage and BM25, both over the whole corpus). The line be
 relevant and not adapts to the score distribution (the most telling drop in the sorted
 scores) under an absolute floor, so an off-topic topic returns nothing. Every kept paper gets a
 one-line reason: its sentence that matches the topic best. It does not group papers into
-themes (bot.themes) nor read the store (it is handed a Corpus).
+themes (bot.library.themes) nor read the store (it is handed a Corpus).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Why search found a paper, as JSON (`search --json`) and as the chat citation panel's HTML
-line. Pure functions over a Hit; the scores themselves are made in bot.retrieve.
+line. Pure functions over a Hit; the scores themselves are made in bot.search.retrieve.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ class VectorStore:
         if not chunks:
             return
         # No `documents`: Chroma would index every chunk's text for full-text search, which paperbot
-        # never uses (BM25 is bot.lexical), and that costs 60% of the write (docs/ingest.md). The
+        # never uses (BM25 is bot.store.lexical), and that costs 60% of the write (docs/ingest.md). The
         # registry keeps each paper's text; its chunks are cut again when needed.
         self._usable().upsert(
             ids=[c.chunk_id for c in chunks],

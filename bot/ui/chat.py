@@ -29,7 +29,7 @@ AskStream = Callable[..., Iterator[str | Answer]]
 Message = dict[str, Any]  # one Gradio chat message: {"role": ..., "content": ...}
 
 
-# The answer paths the chat's "Answer with" menu offers; bot.generate.BACKENDS (a test keeps them equal).
+# The answer paths the chat's "Answer with" menu offers; bot.answer.generate.BACKENDS (a test keeps them equal).
 GENERATORS = ("extractive", "openai", "llamacpp")
 
 
@@ -57,7 +57,7 @@ def chat_stream(
     Each streamed piece yields the plain text so far (panel None); the last Turn holds the checked
     answer's markdown, which replaces that text, with its citation panel. Core errors, before or
     mid-stream, end it with a polite reply instead. `previous`, the last answer shown, lets
-    "compare [1] and [3]" follow it up (see bot.followup); `generator` picks who writes the answer.
+    "compare [1] and [3]" follow it up (see bot.search.followup); `generator` picks who writes the answer.
     Example: pieces 'A [1].', ' B [2].' -> Turns showing 'A [1].', 'A [1]. B [2].', then the answer
     """
     question = (question or "").strip()
