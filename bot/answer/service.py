@@ -9,7 +9,6 @@ write sentences (bot.answer.compose, bot.answer.generate) itself.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -22,6 +21,7 @@ from bot.errors import GeneratorError, QueryError
 from bot.search import followup
 from bot.search.service import SearchService
 from bot.settings import AnswerSettings, CheckSettings, GeneratorSettings
+from bot.text import sentences
 from bot.types import Answer, Citation, SearchResult
 
 log = logging.getLogger(__name__)
@@ -124,16 +124,8 @@ class AnswerService:
         else:
             answer = composer.compose(question, result)
         answer = check_answer(answer, self.embed, self.check)
-        yield from _pieces(answer.markdown)
+        yield from sentences.pieces(answer.markdown)
         yield answer
-
-
-def _pieces(markdown: str) -> list[str]:
-    """Sentence-sized pieces that join back into `markdown` exactly, for streaming an extractive answer.
-
-    Example: _pieces("A [1]. B [2].") -> ['A [1].', ' B [2].']
-    """
-    return [p for p in re.split(r"(?<=[.!?])(?=\s)", markdown) if p]
 
 
 def _last(stream: Stream) -> Answer:

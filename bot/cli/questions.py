@@ -44,25 +44,11 @@ def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
 def _previous(path: Path | None, app: App) -> Answer | None:
     """The last answer of a --history file, for follow-up questions (None without one)."""
     from bot.search import followup
+    from bot.text import jsonl
 
     if path is None:
         return None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise QueryError(f"--history {path}: cannot read ({exc.strerror}); check the path") from exc
-    except UnicodeDecodeError as exc:
-        raise QueryError(f"--history {path}: not valid UTF-8; save the history file as UTF-8") from exc
-    try:
-        data = json.loads(text) if text.strip() else []
-        turns = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError:
-        try:  # JSON lines, as `paperbot ask --json >> history.jsonl` writes them
-            turns = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise QueryError(
-                f"--history {path}: not JSON ({exc.msg}); give a list of `ask --json` outputs or one per line"
-            ) from exc
+    turns = jsonl.read_document(path, QueryError, f"--history {path}", "`ask --json` outputs")
     if not turns:
         raise QueryError(
             f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"

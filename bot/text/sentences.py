@@ -61,6 +61,25 @@ def split(text: str) -> list[str]:
     return [s for s in sentences if s]
 
 
+def pieces(text: str) -> list[str]:
+    """`text` cut where `split` ends sentences, keeping every character, so the pieces join back into
+    `text` exactly (each piece after the first starts with the whitespace before its sentence): how an
+    answer is streamed sentence by sentence.
+
+    Example: pieces("We use e.g. GRPO [1]. It works [2].") -> ['We use e.g. GRPO [1].', ' It works [2].']
+    """
+    out: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        end = match.end(1)
+        if _ends_with_abbreviation(" ".join(text[start:end].split())):
+            continue
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return [p for p in out if p]
+
+
 def _ends_with_abbreviation(candidate: str) -> bool:
     if not candidate.endswith("."):
         return False

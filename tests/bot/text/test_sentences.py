@@ -1,6 +1,8 @@
 """Sentence splitting on abstract-style text."""
 
-from bot.text.sentences import split
+import pytest
+
+from bot.text.sentences import pieces, split
 
 
 def test_abbreviations_and_decimals_do_not_split():
@@ -18,3 +20,18 @@ def test_question_marks_and_greek_starts_split():
 
 def test_empty_text_has_no_sentences():
     assert split("   \n ") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A [1]. B [2].", ["A [1].", " B [2]."]),
+        ("We use e.g. GRPO [1]. It works [2].", ["We use e.g. GRPO [1].", " It works [2]."]),
+        ("It reaches 3.5 points.  Then\nit stops.", ["It reaches 3.5 points.", "  Then\nit stops."]),
+        ("No stop at the end", ["No stop at the end"]),
+        ("", []),
+    ],
+)
+def test_pieces_cut_where_sentences_end_and_join_back_exactly(text: str, expected: list[str]) -> None:
+    assert pieces(text) == expected
+    assert "".join(pieces(text)) == text
