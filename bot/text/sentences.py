@@ -35,6 +35,8 @@ _ABBREVIATIONS = {
     "incl",
     "st",
 }
+# A stop that ends a line ends its sentence, whatever comes next ("... [1].\n- Method: ...").
+_LINE_END = re.compile(r"([.!?:][\"')\]]*)[ \t]*\n")
 _END = re.compile(r"""([.!?]["')\]]*)\s+(?=["'(\[]?[A-Z0-9\u0370-\u03ff*$\\])""")
 
 
@@ -62,17 +64,19 @@ def split(text: str) -> list[str]:
 
 
 def pieces(text: str) -> list[str]:
-    """`text` cut where `split` ends sentences, keeping every character, so the pieces join back into
-    `text` exactly (each piece after the first starts with the whitespace before its sentence): how an
-    answer is streamed sentence by sentence.
+    """`text` cut where `split` ends sentences, and at each line ending a sentence, keeping every
+    character, so the pieces join back into `text` exactly (each piece after the first starts with
+    the whitespace before its sentence): how an answer is streamed sentence by sentence.
 
     Example: pieces("We use e.g. GRPO [1]. It works [2].") -> ['We use e.g. GRPO [1].', ' It works [2].']
     """
+    cuts = {m.end(1) for m in _END.finditer(text)} | {m.end(1) for m in _LINE_END.finditer(text)}
     out: list[str] = []
     start = 0
-    for match in _END.finditer(text):
-        end = match.end(1)
-        if _ends_with_abbreviation(" ".join(text[start:end].split())):
+    for end in sorted(cuts):
+        rest = text[end:]
+        at_line_end = "\n" in rest[: len(rest) - len(rest.lstrip())]
+        if not at_line_end and _ends_with_abbreviation(" ".join(text[start:end].split())):
             continue
         out.append(text[start:end])
         start = end

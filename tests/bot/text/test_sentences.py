@@ -28,6 +28,7 @@ def test_empty_text_has_no_sentences():
         ("A [1]. B [2].", ["A [1].", " B [2]."]),
         ("We use e.g. GRPO [1]. It works [2].", ["We use e.g. GRPO [1].", " It works [2]."]),
         ("It reaches 3.5 points.  Then\nit stops.", ["It reaches 3.5 points.", "  Then\nit stops."]),
+        ("**X**\n- Problem: a [1].\n- Method: b [1].", ["**X**\n- Problem: a [1].", "\n- Method: b [1]."]),
         ("No stop at the end", ["No stop at the end"]),
         ("", []),
     ],
