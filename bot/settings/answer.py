@@ -24,6 +24,106 @@ class AnswerSettings(BaseModel):
         le=1,
         description="A paper is cited only if its fused score is at least this share of the best.",
     )
+    # How sentences are scored and chosen. Set by hand when the composer was written (git log -S in
+    # bot/answer/compose.py), checked on tests/data (`paperbot eval QUESTIONS --answers`), not tuned.
+    sentence_dense_weight: float = Field(
+        0.7,
+        ge=0,
+        description="Weight of the MiniLM similarity between the question and a sentence in the sentence's score. "
+        "Set by hand with the first composer, not tuned.",
+    )
+    sentence_overlap_weight: float = Field(
+        0.3,
+        ge=0,
+        description="Weight of the share of the question's index terms the sentence contains, in its score. Set by "
+        "hand with the first composer, not tuned.",
+    )
+    paper_floor: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A sentence's score is multiplied by paper_floor + (1 - paper_floor) x its paper's score / the "
+        "best paper's score: sentences of weaker papers count less, but still count. Set by hand, not tuned.",
+    )
+    anaphora_penalty: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="Factor on the score of a sentence that leans on the one before it ('These results ...', "
+        "'However, ...'), which reads poorly on its own. Set by hand, not tuned.",
+    )
+    sentence_floor: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="A summary keeps only sentences scoring at least this share of the best sentence. Set by hand "
+        "with the first composer, not tuned.",
+    )
+    sentences_per_paper: int = Field(
+        2,
+        ge=1,
+        description="Most sentences of one paper in a summary, so that one abstract cannot fill it. Set by hand.",
+    )
+    min_sentence_chars: int = Field(
+        25,
+        ge=0,
+        description="A sentence shorter than this many characters (a heading, 'Code is available.') is never a "
+        "summary sentence. Set by hand.",
+    )
+    list_named_coverage: float = Field(
+        0.99,
+        ge=0,
+        le=1,
+        description="A 'which papers' list keeps every paper containing all the question's words (coverage at least "
+        "this; below 1 so that rounding cannot drop one) and scoring at least list_named_cutoff of the best. With "
+        "0.3 'Which papers use GRPO?' lists all eight seed papers naming GRPO (tests/bot/answer/test_answers.py). "
+        "Set by hand.",
+    )
+    list_named_cutoff: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Share of the best score a paper containing all the question's words needs to be listed "
+        "(see list_named_coverage). Set by hand on the seeds' GRPO papers.",
+    )
+    list_close_cutoff: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Other papers are listed when they score at least this share of the best and contain "
+        "list_close_coverage of the question's words or are list_close_dense as similar as the best. Set by hand.",
+    )
+    list_close_coverage: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Share of the question's words (idf-weighted) a paper close in score needs to be listed; see "
+        "list_close_cutoff. Set by hand.",
+    )
+    list_close_dense: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="Or: share of the best MiniLM similarity a paper close in score needs to be listed; see "
+        "list_close_cutoff. Set by hand.",
+    )
+    named_depth: int = Field(
+        10,
+        ge=1,
+        description="How many of the best papers are checked for labels the question names ('What is CausalBind?', "
+        "'compare Cal-SPI and ASCPO'); chosen to match the default search depth (retrieval.k).",
+    )
+    abstain_nearest: int = Field(
+        3,
+        ge=0,
+        description="Nearest papers an answer that abstains names, with what each is about. Set by hand.",
+    )
+    gist_words: int = Field(
+        10,
+        ge=1,
+        description="Words of an untitled paper's first sentence that say, in an abstaining answer, what the paper "
+        "is about. Set by hand.",
+    )
 
 
 class CheckSettings(BaseModel):
