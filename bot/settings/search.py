@@ -62,6 +62,13 @@ class RetrievalSettings(BaseModel):
         "containing at least this share of its words (the idf-weighted coverage of search). Set by hand; "
         "on the seeds it keeps exactly the earlier papers naming MuJoCo (tests/bot/search/test_followup.py).",
     )
+    continue_words: int = Field(
+        6,
+        ge=0,
+        description="A follow-up that refers to no earlier paper continues the previous topic ('what about offline "
+        "data?' searches 'How can RL be kept safe? What about offline data?') when it has at most this many content "
+        "words; a longer one stands alone. Set by hand (tests/bot/search/test_followup.py).",
+    )
     coverage_weight: float = Field(
         0.5,
         ge=0,
@@ -73,6 +80,26 @@ class RetrievalSettings(BaseModel):
         description="Abstain when best dense similarity - chance + coverage_weight * coverage is "
         "below this. Calibrated on tests/data: on-topic questions score 0.5 and up, off-topic ones "
         "0.43 and below (seeds), 0.48 and below after the chance correction (8,700 papers).",
+    )
+    abstain_depth: int = Field(
+        3,
+        ge=1,
+        description="The best papers whose query-word coverage (and the names they contain) count as evidence "
+        "against abstaining (docs/retrieval.md, Abstention). Set by hand with the first abstention rule, not tuned.",
+    )
+    rare_name_min: int = Field(
+        3,
+        ge=0,
+        description="A name in the query (two capitals: CURE, Q-MMR) is evidence that the corpus is about it, "
+        "whatever the other scores say, only when at most max(rare_name_min, papers // rare_name_divisor) papers "
+        "contain it: 3 of the 53 seeds, 172 of 8,647 papers, so 'LLM' or 'RL' are no such evidence "
+        "(tests/bot/answer/test_answers.py). Set by hand.",
+    )
+    rare_name_divisor: int = Field(
+        50,
+        ge=1,
+        description="See rare_name_min: a name in more than one paper in this many is too common to be evidence. "
+        "Set by hand.",
     )
     chance_reference: int = Field(
         100,
