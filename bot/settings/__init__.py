@@ -3,7 +3,7 @@
 Each stage receives only its own section. Nothing here reads the environment at import
 time: `Settings()` reads `PAPERBOT_*` variables when it is constructed (nested sections use
 a double underscore, e.g. `PAPERBOT_RETRIEVAL__K=20`). The sections live in one module per
-group of stages: stored (embed, chunk, storage), search (retrieval), answer (answer, check,
+group of stages: stored (embed, chunk, lexical, storage), search (retrieval), answer (answer, check,
 generator), library (triage) and root (ui, and the Settings tree itself).
 """
 
@@ -11,7 +11,7 @@ from bot.settings.answer import AnswerSettings, CheckSettings, GeneratorSettings
 from bot.settings.library import TriageSettings
 from bot.settings.root import Settings, UISettings, load_settings
 from bot.settings.search import RetrievalSettings
-from bot.settings.stored import ChunkSettings, EmbedSettings, StoreSettings
+from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, StoreSettings
 
 __all__ = [
     "AnswerSettings",
@@ -19,6 +19,7 @@ __all__ = [
     "ChunkSettings",
     "EmbedSettings",
     "GeneratorSettings",
+    "LexicalSettings",
     "RetrievalSettings",
     "Settings",
     "StoreSettings",

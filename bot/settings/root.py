@@ -16,7 +16,7 @@ from bot.errors import SettingsError
 from bot.settings.answer import AnswerSettings, CheckSettings, GeneratorSettings
 from bot.settings.library import TriageSettings
 from bot.settings.search import RetrievalSettings
-from bot.settings.stored import ChunkSettings, EmbedSettings, StoreSettings
+from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, StoreSettings
 
 
 class UISettings(BaseModel):
@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     chunk: ChunkSettings = Field(
         default_factory=ChunkSettings,  # type: ignore[arg-type]
         description="How abstracts are cut into embeddable pieces (part of the index fingerprint).",
+    )
+    lexical: LexicalSettings = Field(
+        default_factory=LexicalSettings,  # type: ignore[arg-type]
+        description="How the BM25 index scores (recorded in the saved index).",
     )
     storage: StoreSettings = Field(
         default_factory=StoreSettings,  # type: ignore[arg-type]

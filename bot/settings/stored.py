@@ -1,7 +1,9 @@
-"""Settings of what is stored: the embedding model, how abstracts are chunked, and the store itself.
+"""Settings of what is stored: the embedding model, how abstracts are chunked, the BM25 index, and the
+store itself (with how ingest reads and writes papers into it).
 
 The embedding model and chunking make the index fingerprint (bot.store.fingerprint): a store built
-with other values is refused until rebuilt. Field descriptions say where each value comes from.
+with other values is refused until rebuilt. BM25's k1 and b are recorded in the saved BM25 index,
+which is rebuilt when they differ. Field descriptions say where each value comes from.
 """
 
 from __future__ import annotations
@@ -46,6 +48,27 @@ class ChunkSettings(BaseModel):
         "word pieces outnumber tiktoken tokens on jargon, so this stays well below 256.",
     )
     overlap_sentences: int = Field(1, ge=0, description="Sentences shared by adjacent chunks.")
+
+
+class LexicalSettings(BaseModel):
+    """How the BM25 indexes (words, and neighbouring word pairs) score (recorded in the saved index)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    k1: float = Field(
+        1.2,
+        gt=0,
+        description="BM25 term-frequency saturation. Earlier sessions tried k1 0.7-2.0 and b 0.4-0.9 on SciFact: at "
+        "most 0.003 nDCG@10 apart (docs/retrieval.md), so the usual 1.2 stays. Recorded in the saved index; an index "
+        "saved with another value (or before it was recorded, which counts as 1.2) is rebuilt when the store is read.",
+    )
+    b: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description="BM25 length normalisation (0: none, 1: full); the usual 0.75, see k1 for what was tried. "
+        "Recorded in the saved index like k1 (an index saved before it was recorded counts as 0.75).",
+    )
 
 
 class StoreSettings(BaseModel):
