@@ -4,11 +4,11 @@ Each stage receives only its own section. Nothing here reads the environment at 
 time: `Settings()` reads `PAPERBOT_*` variables when it is constructed (nested sections use
 a double underscore, e.g. `PAPERBOT_RETRIEVAL__K=20`). The sections live in one module per
 group of stages: stored (embed, chunk, lexical, storage), search (retrieval), answer (answer, check,
-generator), library (triage) and root (ui, and the Settings tree itself).
+generator), library (triage and its themes) and root (ui, and the Settings tree itself).
 """
 
 from bot.settings.answer import AnswerSettings, CheckSettings, GeneratorSettings
-from bot.settings.library import TriageSettings
+from bot.settings.library import ThemeSettings, TriageSettings
 from bot.settings.root import Settings, UISettings, load_settings
 from bot.settings.search import RetrievalSettings
 from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, StoreSettings
@@ -23,6 +23,7 @@ __all__ = [
     "RetrievalSettings",
     "Settings",
     "StoreSettings",
+    "ThemeSettings",
     "TriageSettings",
     "UISettings",
     "load_settings",

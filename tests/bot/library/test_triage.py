@@ -71,7 +71,7 @@ def test_clip_keeps_the_matching_word_on_one_line() -> None:
     sentence = "word " * 120 + "GRPO is used here " + "tail " * 40
     short = clip(sentence.strip(), ("grpo",), limit=80)
     assert "GRPO" in short and short.startswith("… ") and short.endswith(" …") and len(short) <= 84
-    assert clip("Short sentence.", ("x",)) == "Short sentence."
+    assert clip("Short sentence.", ("x",), 240) == "Short sentence."
 
 
 # --- Themes and vectors, on small inline data --------------------------------------------------
