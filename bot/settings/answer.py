@@ -180,4 +180,20 @@ class GeneratorSettings(BaseModel):
         "and the instructions, with a margin because the model's tokenizer counts differently.",
     )
     max_abstracts: int = Field(6, ge=1, description="Most abstracts put in one prompt, most relevant first.")
+    tokenizer_margin: float = Field(
+        0.75,
+        gt=0,
+        le=1,
+        description="Share of the window (n_ctx - max_tokens) planned in tiktoken tokens when context_budget is not "
+        "given: tiktoken only approximates the model's own tokenizer, which often needs more (SmolLM2's: 1.04x on the "
+        "seed abstracts; small vocabularies, maths and CJK far more), and the chat template adds its own. Chosen with "
+        "that margin to spare, not tuned.",
+    )
+    min_partial_tokens: int = Field(
+        40,
+        ge=1,
+        description="An abstract that does not fit whole is cut to the room left only if at least this many tokens "
+        "remain (after other abstracts): a shorter piece tells the model too little to be worth its tokens. Also the "
+        "smallest derived budget. Set by hand.",
+    )
     max_sentences: int = Field(5, ge=1, description="Most sentences the prompt asks the model for.")
