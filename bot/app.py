@@ -103,9 +103,9 @@ class Paperbot:
         corpus = self.store.corpus()
         if ref is None:
             pieces = similar_stage.pasted_chunks(text or "", self.settings.chunk)
-            return similar_stage.like_text(corpus, text or "", self.embed(pieces), k)
+            return similar_stage.like_text(corpus, text or "", self.embed(pieces), k, self.settings.triage)
         (paper,) = lists_stage.resolve(corpus.papers, [ref])
-        return similar_stage.like_paper(corpus, paper, k)
+        return similar_stage.like_paper(corpus, paper, k, self.settings.triage)
 
     def reading_lists(self) -> ReadingLists:
         """The store's reading lists."""

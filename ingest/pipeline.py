@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.progress import Progress
-from bot.settings import Settings
+from bot.settings import ChunkSettings, Settings, StoreSettings
 from bot.store import Store
 from bot.text.chunking import paper_chunks
 from bot.text.wording import plural
@@ -28,8 +28,6 @@ from ingest.readers import ReadResult, read_paths
 log = logging.getLogger(__name__)
 
 Embed = Callable[[list[str]], np.ndarray]
-# Texts per call to the embedder: a few model batches, so the progress bar moves every second or two.
-_SLICE = 128
 
 
 def run(
@@ -45,20 +43,23 @@ def run(
 ) -> IngestReport:
     """Bring the store in line with `paths`; returns what changed.
 
-    `embed` should be the model itself, not a cache of recent vectors (thousands of chunks would
-    only churn through it). Holds the store's write lock throughout: a second ingest into the same
-    store fails at once with a message instead of corrupting it.
+    Of `settings`, ingest reads the storage section (reading limit, windows, batches) and the chunk
+    section, and hands each part of the job only its own. `embed` should be the model itself, not a
+    cache of recent vectors (thousands of chunks would only churn through it). Holds the store's
+    write lock throughout: a second ingest into the same store fails at once with a message instead
+    of corrupting it.
     """
     started = time.perf_counter()
     with store.writing():
-        read = read_paths(paths, encoding=encoding, skip_bad=skip_bad)
-        return _write(read, started, settings, store, embed, prune, rebuild, progress)
+        read = read_paths(paths, encoding, skip_bad, settings.storage.max_abstract_chars)
+        return _write(read, started, settings.storage, settings.chunk, store, embed, prune, rebuild, progress)
 
 
 def _write(
     read: ReadResult,
     started: float,
-    settings: Settings,
+    storage: StoreSettings,
+    chunk: ChunkSettings,
     store: Store,
     embed: Embed,
     prune: bool,
@@ -86,7 +87,7 @@ def _write(
     if plan.remove:
         store.remove_papers(plan.remove)
     to_embed = label_new(plan, stored)
-    _embed_and_write(to_embed, settings, store, embed, progress)
+    _embed_and_write(to_embed, storage, chunk, store, embed, progress)
     if plan.keep:
         store.update_papers(plan.keep)
     if plan.embed or plan.remove or plan.keep or rebuild:
@@ -107,20 +108,21 @@ def _write(
 
 def _embed_and_write(
     papers: list[Paper],
-    settings: Settings,
+    storage: StoreSettings,
+    chunk: ChunkSettings,
     store: Store,
     embed: Embed,
     progress: Progress | None,
 ) -> None:
-    """Embed `papers` a window at a time, then commit each window `write_batch` papers at a time.
+    """Embed `papers` a window at a time (`embed_slice` chunk texts per call), then commit each window
+    `write_batch` papers at a time.
 
     A window's chunks are embedded longest first, so each model batch holds texts of about the
     same length and pads little: with windows of 16 papers, ingest embedded 8% slower than the
     model's own limit (docs/ingest.md). Vectors go to the store before papers go to the registry,
     so a crash leaves at most one group of orphan vectors, which the next run overwrites.
     """
-    window = settings.storage.embed_window
-    batch = settings.storage.write_batch
+    window, batch = storage.embed_window, storage.write_batch
     done = shown = 0
 
     def show(papers_done: int) -> None:
@@ -132,9 +134,10 @@ def _embed_and_write(
     show(0)
     for start in range(0, len(papers), window):
         part = papers[start : start + window]
-        chunked = [paper_chunks(p, settings.chunk) for p in part]
+        chunked = [paper_chunks(p, chunk) for p in part]
         texts = [c.text for chunks in chunked for c in chunks]
-        vectors = _embed_longest_first(texts, embed, _SLICE, partial(_share_done, show, done, len(part)))
+        tick = partial(_share_done, show, done, len(part))
+        vectors = _embed_longest_first(texts, embed, storage.embed_slice, tick)
         row = 0
         for first in range(0, len(part), batch):
             group = part[first : first + batch]

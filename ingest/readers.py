@@ -16,7 +16,7 @@ from pathlib import Path
 from bot.errors import BadRecordError, FormatError, MissingPathError
 from bot.types import Source
 from ingest.decoding import decode, split_lines
-from ingest.records import YEAR, RawRecord, check_length
+from ingest.records import DEFAULT_MAX_CHARS, YEAR, RawRecord, check_length
 from ingest.structured import read_csv, read_json, read_jsonl
 
 __all__ = ["SUFFIXES", "RawRecord", "ReadResult", "read_file", "read_paths"]
@@ -42,8 +42,14 @@ class ReadResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_paths(paths: list[Path], encoding: str = "utf-8", skip_bad: bool = False) -> ReadResult:
-    """Every record in `paths` (files or folders); raises InputError on the first bad input."""
+def read_paths(
+    paths: list[Path], encoding: str = "utf-8", skip_bad: bool = False, max_chars: int = DEFAULT_MAX_CHARS
+) -> ReadResult:
+    """Every record in `paths` (files or folders); raises InputError on the first bad input.
+
+    `max_chars` is the longest abstract (StoreSettings.max_abstract_chars): a longer paragraph of
+    seed text is a bad record, a longer JSONL, JSON or CSV abstract is kept with a warning.
+    """
     result = ReadResult()
     for path in paths:
         if not path.exists():
@@ -53,7 +59,7 @@ def read_paths(paths: list[Path], encoding: str = "utf-8", skip_bad: bool = Fals
             )
         for file in _files_under(path) if path.is_dir() else [path]:
             result.files.append(file.resolve())
-            result.records.extend(read_file(file, encoding, skip_bad, result.warnings))
+            result.records.extend(read_file(file, encoding, skip_bad, result.warnings, max_chars))
     return result
 
 
@@ -75,7 +81,11 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def read_file(
-    file: Path, encoding: str = "utf-8", skip_bad: bool = False, warnings: list[str] | None = None
+    file: Path,
+    encoding: str = "utf-8",
+    skip_bad: bool = False,
+    warnings: list[str] | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
 ) -> list[RawRecord]:
     """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read."""
     kind = _kind(file)
@@ -84,13 +94,13 @@ def read_file(
         raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
     sink = warnings if warnings is not None else []
     if kind == "jsonl":
-        records = list(read_jsonl(file, text, skip_bad, sink))
+        records = list(read_jsonl(file, text, skip_bad, sink, max_chars))
     elif kind == "json":
-        records = list(read_json(file, text, skip_bad, sink))
+        records = list(read_json(file, text, skip_bad, sink, max_chars))
     elif kind == "csv":
-        records = list(read_csv(file, text, skip_bad, sink))
+        records = list(read_csv(file, text, skip_bad, sink, max_chars))
     else:
-        records = list(_read_text(file, text, skip_bad, sink))
+        records = list(_read_text(file, text, skip_bad, sink, max_chars))
     if not records:
         raise FormatError(f"{file}: no abstracts found; {_format_hint(kind)}")
     return records
@@ -127,7 +137,7 @@ def _format_hint(kind: str) -> str:
     return "each record needs an 'abstract' or 'text' field"
 
 
-def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
+def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
     collection: str | None = None
     venue: str | None = None
     year: int | None = None
@@ -139,7 +149,8 @@ def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
             continue
         number += 1
         try:
-            check_length(paragraph, f"{file} line {line_no}", "put a blank line between abstracts, or remove the text")
+            fix = "put a blank line between abstracts, or remove the text"
+            check_length(paragraph, f"{file} line {line_no}", fix, max_chars)
         except BadRecordError as exc:
             if not skip_bad:
                 raise

@@ -14,15 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import BadRecordError
+from bot.settings import StoreSettings
 from bot.types import Source
 
 ABSTRACT_FIELDS = ("abstract", "text")
 ID_FIELDS = ("id", "_id", "paper_id", "doc_id")
 YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-# Longest abstracts in the shared corpora: 2,559 characters (8,647 ML conference papers) and
-# 10,000 (SciFact, whose longest texts are cut there). Twice that is no abstract: a whole file
-# read as one paragraph, say, which took a minute to embed.
-MAX_ABSTRACT_CHARS = 20_000
+# The longest abstract when a caller names no limit (tests, tools); ingest passes the configured
+# `storage.max_abstract_chars`, whose description says where the number comes from.
+DEFAULT_MAX_CHARS = StoreSettings.model_validate({}).max_abstract_chars
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,13 @@ class RawRecord:
     url: str | None = None
 
 
-def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes: list[str]) -> RawRecord:
+def from_mapping(
+    obj: dict[str, Any], file: Path, where: str, record: int, notes: list[str], max_chars: int
+) -> RawRecord:
     """The record of one JSON object or CSV row; raises BadRecordError if it has no abstract.
 
-    A metadata field of the wrong kind is left out, with a note in `notes` saying so.
+    A metadata field of the wrong kind is left out, and an abstract over `max_chars` characters is
+    kept, each with a note in `notes` saying so.
     Example: {"abstract": "A.", "year": "nineteen"} -> year None, and a note "...: 'year' is 'nineteen', not a year"
     """
     abstract = next((obj[f] for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str) and obj[f].strip()), None)
@@ -52,11 +55,11 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
             f"no 'abstract' or 'text' field with text (fields: {fields})",
             "add the abstract or remove the record",
         )
-    if len(abstract.strip()) > MAX_ABSTRACT_CHARS:
+    if len(abstract.strip()) > max_chars:
         # A record says where its abstract ends, unlike a paragraph of text: a long one is meant
         # (BEIR corpora hold full texts), so it is kept and only noted.
         notes.append(
-            f"{where}: an abstract of {len(abstract.strip()):,} characters, more than the {MAX_ABSTRACT_CHARS:,} "
+            f"{where}: an abstract of {len(abstract.strip()):,} characters, more than the {max_chars:,} "
             "abstracts have; kept (check that 'abstract' or 'text' holds the abstract)"
         )
     source_id = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
@@ -81,12 +84,12 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
     )
 
 
-def check_length(abstract: str, where: str, fix: str) -> None:
-    """Raise BadRecordError if `abstract` is longer than any abstract is (MAX_ABSTRACT_CHARS)."""
-    if len(abstract) > MAX_ABSTRACT_CHARS:
+def check_length(abstract: str, where: str, fix: str, max_chars: int) -> None:
+    """Raise BadRecordError if `abstract` is longer than any abstract is (`max_chars`)."""
+    if len(abstract) > max_chars:
         raise BadRecordError(
             where,
-            f"an abstract of {len(abstract):,} characters, more than the {MAX_ABSTRACT_CHARS:,} an abstract can have",
+            f"an abstract of {len(abstract):,} characters, more than the {max_chars:,} an abstract can have",
             fix,
         )
 

@@ -19,8 +19,8 @@ from ingest.decoding import split_lines
 from ingest.records import ABSTRACT_FIELDS, RawRecord, from_mapping
 
 
-def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
-    """The records of a JSON-lines file, one object per line."""
+def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
+    """The records of a JSON-lines file, one object per line (see from_mapping for `max_chars`)."""
     notes: list[str] = []
     for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
@@ -40,7 +40,7 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
                     f"expected a JSON object, got {type(obj).__name__}",
                     'write one object per line like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, f"{file} line {line_no}", record=line_no, notes=notes)
+            yield from_mapping(obj, file, f"{file} line {line_no}", line_no, notes, max_chars)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
@@ -48,7 +48,7 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> It
     warnings.extend(_capped(file, notes))
 
 
-def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
+def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
     """The records of a .json file holding an array of objects, like [{"abstract": "..."}]."""
     notes: list[str] = []
     for record, (line_no, obj) in enumerate(_array_items(file, text), start=1):
@@ -60,7 +60,7 @@ def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Ite
                     f"expected a JSON object, got {type(obj).__name__}",
                     'make each item of the array an object like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, where, record=record, notes=notes)
+            yield from_mapping(obj, file, where, record, notes, max_chars)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
@@ -157,7 +157,7 @@ def _is_json_lines(text: str) -> bool:
         return False
 
 
-def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iterator[RawRecord]:
+def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
     """The records of a CSV file with a header row naming an 'abstract' or 'text' column."""
     delimiter = _sniff_delimiter(text)
     # Strict: an unclosed quote fails instead of swallowing the rest of the file into one field.
@@ -179,9 +179,8 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str]) -> Iter
         where = f"{file} line {line_no}"  # the physical line the row ends on (quoted fields may span lines)
         try:
             _check_width(row, len(columns), delimiter, where)
-            yield from_mapping(
-                {c: v for c, v in zip(columns, row, strict=False) if c}, file, where, record=number, notes=notes
-            )
+            fields = {c: v for c, v in zip(columns, row, strict=False) if c}
+            yield from_mapping(fields, file, where, number, notes, max_chars)
         except BadRecordError as exc:
             if not skip_bad:
                 raise

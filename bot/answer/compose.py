@@ -42,7 +42,6 @@ _ANAPHORA = re.compile(
     r"in addition|however|thus|therefore|to this end|to address)\b",
     re.IGNORECASE,
 )
-_ANAPHORA_PENALTY = 0.85
 _PROPOSAL = re.compile(r"\b(?:we|this paper|this work)\b.{0,60}?\b(?:propose|introduce|present|develop)", re.I)
 _FINDING = re.compile(
     r"\b(?:experiments?|results?|outperform\w*|achiev\w*|improv\w*|show\w*|demonstrat\w*|reduc\w*)\b",
@@ -80,7 +79,7 @@ class Composer:
         if result.abstained or not result.hits:
             return self._abstain(query.text, result)
         listing = query.asks_for_list
-        named = _named_papers(query, result)
+        named = _named_papers(query, result, self._settings.named_depth)
         if len(named) >= 2 and query.asks_to_compare:
             return self._compare(query, result, named)
         # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
@@ -101,13 +100,15 @@ class Composer:
     def _listed(self, result: SearchResult) -> list[Hit]:
         """Papers for a "which papers" answer: close in score, and about the query's words or
         about as close in meaning as the best."""
+        conf = self._settings
         best = result.hits[0].score
         best_dense = max(h.dense for h in result.hits)
         keep = []
         for hit in result.hits:
             # e.g. every paper naming GRPO for "which papers use GRPO?", even at 0.3 of the best
-            names_all = hit.coverage >= 0.99 and hit.score >= 0.3 * best
-            close = hit.score >= 0.5 * best and (hit.coverage >= 0.5 or hit.dense >= 0.9 * best_dense)
+            names_all = hit.coverage >= conf.list_named_coverage and hit.score >= conf.list_named_cutoff * best
+            near = hit.coverage >= conf.list_close_coverage or hit.dense >= conf.list_close_dense * best_dense
+            close = hit.score >= conf.list_close_cutoff * best and near
             if hit is result.hits[0] or names_all or close:
                 keep.append(hit)
         return keep[: self._settings.list_max]
@@ -120,6 +121,7 @@ class Composer:
         sims = vectors[1:] @ vectors[0]
         query_terms = set(query.terms)
         best = hits[0].score or 1.0
+        conf = self._settings
         out: list[_Scored] = []
         position: dict[str, int] = {}
         for (hit, sentence), sim in zip(pairs, sims, strict=True):
@@ -127,10 +129,11 @@ class Composer:
             overlap = len(query_terms & terms) / len(query_terms) if query_terms else 0.0
             index = position.get(hit.paper.paper_id, 0)
             position[hit.paper.paper_id] = index + 1
-            # e.g. sim 0.55, overlap 0.5, paper at 0.8 of the best -> (0.385+0.15)*0.9 = 0.48
-            relevance = (0.7 * float(sim) + 0.3 * overlap) * (0.5 + 0.5 * hit.score / best)
+            # e.g. sim 0.55, overlap 0.5, paper at 0.8 of the best -> (0.385 + 0.15) * (0.5 + 0.4) = 0.48
+            weight = conf.paper_floor + (1 - conf.paper_floor) * hit.score / best
+            relevance = (conf.sentence_dense_weight * float(sim) + conf.sentence_overlap_weight * overlap) * weight
             if _ANAPHORA.match(sentence):
-                relevance *= _ANAPHORA_PENALTY
+                relevance *= conf.anaphora_penalty
             out.append(_Scored(hit, sentence, relevance, index))
         return out
 
@@ -138,14 +141,15 @@ class Composer:
         ranked = sorted(scored, key=lambda s: -s.score)
         if not ranked:
             return self._abstain(question, result)
-        floor = 0.6 * ranked[0].score
+        conf = self._settings
+        floor = conf.sentence_floor * ranked[0].score
         chosen: list[_Scored] = []
         per_paper: dict[str, int] = {}
         for item in ranked:
             pid = item.hit.paper.paper_id
-            if len(chosen) >= self._settings.max_sentences or item.score < floor:
+            if len(chosen) >= conf.max_sentences or item.score < floor:
                 break
-            if per_paper.get(pid, 0) >= 2 or len(item.sentence) < 25:
+            if per_paper.get(pid, 0) >= conf.sentences_per_paper or len(item.sentence) < conf.min_sentence_chars:
                 continue
             per_paper[pid] = per_paper.get(pid, 0) + 1
             chosen.append(item)
@@ -241,11 +245,12 @@ class Composer:
         )
 
     def _abstain(self, question: str, result: SearchResult) -> Answer:
-        nearest = list(result.hits[:3])
+        nearest = list(result.hits[: self._settings.abstain_nearest])
         parts = [AnswerSentence(citations.ABSTAIN_MESSAGE, ())]
         numbers = {h.paper.paper_id: i for i, h in enumerate(nearest, start=1)}
         if nearest:
-            topics = [f"{h.paper.label} ({_gist(h)}) {citations.marker([numbers[h.paper.paper_id]])}" for h in nearest]
+            most = self._settings.gist_words  # numbered as in `numbers`: a search lists each paper once
+            topics = [f"{h.paper.label} ({_gist(h, most)}) {citations.marker([n])}" for n, h in enumerate(nearest, 1)]
             closest = "The nearest abstracts are about: " + "; ".join(topics) + "."
             parts.append(AnswerSentence(closest, tuple(numbers.values())))
         return Answer(
@@ -265,19 +270,19 @@ def _points(hit: Hit, roles: list[tuple[str, _Scored]], n: int) -> tuple[str, li
     return "\n".join([f"**{hit.paper.label}**", *lines]), parts
 
 
-def _named_papers(query: Query, result: SearchResult) -> list[Hit]:
-    """The retrieved papers whose labels the question names ("What is CausalBind?"), in the
+def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
+    """The papers among the `depth` best whose labels the question names ("What is CausalBind?"), in the
     question's order."""
-    found = [(at, hit) for hit in result.hits[:10] if (at := query.label_position(hit.paper.label)) is not None]
+    found = [(at, hit) for hit in result.hits[:depth] if (at := query.label_position(hit.paper.label)) is not None]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
 
 
-def _gist(hit: Hit) -> str:
-    """A few words saying what a paper is about: its title or the start of its first sentence."""
+def _gist(hit: Hit, most: int) -> str:
+    """A few words saying what a paper is about: its title or the start (`most` words) of its first sentence."""
     if hit.paper.title:
         return hit.paper.title
     first = (sentences.split(hit.paper.display) or [hit.paper.display])[0]
-    cut = words(first)[:10]
+    cut = words(first)[:most]
     return " ".join(first.split()[: len(cut)]).rstrip(",;:") + "…"
 
 

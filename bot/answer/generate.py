@@ -83,7 +83,7 @@ def prepare(question: str, result: SearchResult, settings: GeneratorSettings) ->
     system = prompts.load("answer_system").render(**prompts.shared_values(settings.max_sentences))
     empty_user = prompts.load("answer_user").render(abstracts="", question=question)
     budget = packing.abstract_budget(settings, system + "\n" + empty_user)
-    packed = packing.pack(result.hits, budget, settings.max_abstracts)
+    packed = packing.pack(result.hits, budget, settings)
     if not packed.entries:
         raise GeneratorError(f"no abstract fits in a context budget of {budget} tokens; raise n_ctx or context_budget")
     user = prompts.load("answer_user").render(abstracts=packed.text, question=question)

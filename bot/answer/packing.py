@@ -16,12 +16,6 @@ from bot.text import tokens
 from bot.types import Hit, Paper
 
 SEPARATOR = "\n\n"
-# A cut abstract shorter than this tells the model too little to be worth its tokens.
-MIN_PARTIAL_TOKENS = 40
-# tiktoken (cl100k) only approximates the model's own tokenizer, which often needs more tokens for
-# the same text (SmolLM2's 49k vocabulary: 1.04x on the seed abstracts; small vocabularies, maths and
-# CJK need far more), and the chat template adds its own; so only this share of the window is planned.
-TOKENIZER_MARGIN = 0.75
 
 
 @dataclass(frozen=True)
@@ -54,23 +48,24 @@ def render_entry(n: int, paper: Paper, text: str | None = None) -> str:
     return prompts.load("abstract_entry").render(n=n, label=paper.label, text=body).strip()
 
 
-def pack(hits: Sequence[Hit], budget: int, max_abstracts: int, encoding: str = "cl100k_base") -> Packed:
-    """The best `hits`, in order, numbered from 1, in at most `budget` tiktoken tokens.
+def pack(hits: Sequence[Hit], budget: int, settings: GeneratorSettings, encoding: str = "cl100k_base") -> Packed:
+    """The best `hits` (at most `settings.max_abstracts`), in order, numbered from 1, in at most `budget`
+    tiktoken tokens.
 
     Whole abstracts are added while they fit; the first that does not is cut to the room
-    left (if at least MIN_PARTIAL_TOKENS remain, or if it is the only one) and packing stops.
-    Example: pack(hits, 300, 5) -> Packed with entries [1] and [2] whole and [3] cut, ~300 tokens
+    left (if at least `settings.min_partial_tokens` remain, or if it is the only one) and packing stops.
+    Example: pack(hits, 300, settings) -> Packed with entries [1] and [2] whole and [3] cut, ~300 tokens
     """
     entries: list[Entry] = []
     blocks: list[str] = []
-    for hit in hits[:max_abstracts]:
+    for hit in hits[: settings.max_abstracts]:
         n = len(entries) + 1
         whole = render_entry(n, hit.paper)
         if _count([*blocks, whole], encoding) <= budget:
             entries.append(Entry(n, hit.paper, hit.paper.display, False))
             blocks.append(whole)
             continue
-        cut = _cut_to_fit(n, hit.paper, blocks, budget, encoding)
+        cut = _cut_to_fit(n, hit.paper, blocks, budget, settings.min_partial_tokens, encoding)
         if cut is not None:
             text, rendered = cut
             entries.append(Entry(n, hit.paper, text, True))
@@ -83,11 +78,14 @@ def _count(blocks: list[str], encoding: str) -> int:
     return tokens.count(SEPARATOR.join(blocks), encoding) if blocks else 0
 
 
-def _cut_to_fit(n: int, paper: Paper, blocks: list[str], budget: int, encoding: str) -> tuple[str, str] | None:
-    """(cut text, rendered entry) of the longest start of `paper` that fits, or None if too little fits."""
+def _cut_to_fit(
+    n: int, paper: Paper, blocks: list[str], budget: int, least: int, encoding: str
+) -> tuple[str, str] | None:
+    """(cut text, rendered entry) of the longest start of `paper` that fits, or None if fewer than `least`
+    tokens fit after other abstracts."""
     header = _count([*blocks, render_entry(n, paper, "")], encoding)
     room = budget - header
-    if room < (1 if not blocks else MIN_PARTIAL_TOKENS):
+    if room < (1 if not blocks else least):
         return None
     body = " ".join(paper.display.split())
     # Joining can merge tokens across the seam, so shrink until the whole block really fits.
@@ -103,9 +101,10 @@ def _cut_to_fit(n: int, paper: Paper, blocks: list[str], budget: int, encoding: 
 def abstract_budget(settings: GeneratorSettings, instructions: str, encoding: str = "cl100k_base") -> int:
     """Tokens left for abstracts once the instructions and the answer have their room.
 
+    Only `settings.tokenizer_margin` of the window is planned, as tiktoken undercounts the model's tokens.
     Example: n_ctx 2048, max_tokens 256 -> (2048 - 256) * 0.75 = 1344, less ~190 of instructions -> ~1150
     """
     if settings.context_budget is not None:
         return settings.context_budget
-    planned = int((settings.n_ctx - settings.max_tokens) * TOKENIZER_MARGIN)
-    return max(MIN_PARTIAL_TOKENS, planned - tokens.count(instructions, encoding))
+    planned = int((settings.n_ctx - settings.max_tokens) * settings.tokenizer_margin)
+    return max(settings.min_partial_tokens, planned - tokens.count(instructions, encoding))

@@ -67,7 +67,7 @@ class AnswerService:
         """The steps every question takes: follow-ups resolved, all searched, then each answered in turn."""
         backend = self._backend(generator)
         known = list(self.search.papers().values()) if previous is not None else []
-        asked = [followup.resolve(q, previous, known) for q in questions]
+        asked = [followup.resolve(q, previous, self.search.settings, known) for q in questions]
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.search.settings.k, self.settings.list_max)
         results = self.search.search_followups(asked, k)

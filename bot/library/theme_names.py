@@ -1,74 +1,30 @@
 """Theme names: the noun phrases that set one group of papers apart from the other groups and the corpus.
 
-Candidates are one- to three-word phrases that do not cross punctuation and that start and end
-like noun phrases ("on-policy distillation", "reward models", "mixture of experts", "GNNs"):
-no stopword, generic verb ("show", "become") or adverb at either end, no adjective or
-participle at the end or alone ("sparse", "token-level"), a single word only when it is an
-acronym, a compound or used as a noun, and never only words such as "model" or "data". Each
-is scored c-TF-IDF style: share of the group's papers using it x how much more than the other
-groups use it x its rarity in the whole corpus, phrases preferred. A name has one or two
-terms that together occur in as many of the group's papers as the candidates allow. The
-topic's own words (and the acronyms that spell them) are never part of a name. It does not
-group papers (bot.library.themes does).
+Candidates are the phrases bot.library.theme_phrases reads from each paper ("on-policy distillation",
+"reward models", "mixture of experts", "GNNs"). Each is scored c-TF-IDF style: share of the group's
+papers using it x how much more than the other groups use it x its rarity in the whole corpus,
+phrases preferred. A name has one or two terms that together occur in as many of the group's papers
+as the candidates allow. The topic's own words (and the acronyms that spell them) are never part of
+a name. How much each rule weighs is the triage's ThemeSettings. It does not group papers
+(bot.library.themes does).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from bot.library.theme_words import (
-    ADJECTIVE_ENDINGS,
-    ADJECTIVE_PARTS,
-    ADJECTIVES,
-    DETERMINERS,
-    NEVER,
-    NOT_ALONE,
-    NOUN_ENDINGS,
-    NOUNS,
-    VERB_CUES,
-)
+from bot.library import theme_phrases
+from bot.library.theme_phrases import Text
+from bot.library.theme_words import NOUN_ENDINGS
+from bot.settings import ThemeSettings
 from bot.store.lexical import LexicalIndex
 from bot.text.terms import query_words, word_tokens
 from bot.types import Paper
-
-# Phrases stop at punctuation, and at dashes and slashes between spaces.
-_BOUNDARY = re.compile(r"[,;:()\[\]{}\"“”!?]|\.(?=\s|$)|\s[-–—/]+\s")
-_TOKEN = re.compile(r"[\w\u0370-\u03ff]+(?:[-+/][\w\u0370-\u03ff]+)*")
-_LONGEST = 3
-# Each extra word multiplies a phrase's score: "node classification" says more than "node".
-_PHRASE_BONUS = 0.6
-# A shorter phrase gives way to a longer one holding it when this share of its papers use the longer.
-_PROMOTE = 0.4
-_SECOND_TERM = 0.6  # a second term joins a name that already covers most papers at this share of the score
-_MOST = 0.5  # a first term in fewer than this share of the group's papers gets a second that adds papers
-_SECOND_POOL = 15  # a second term that completes a name's coverage is one of this many best candidates
-
-
-@dataclass(frozen=True)
-class _Word:
-    key: str  # stemmed: "models" and "model" share one
-    start: bool  # may open a phrase
-    end: bool  # may close a phrase
-    middle: bool  # may sit inside a three-word phrase
-    alone: bool  # may be a one-word name when used as a noun
-    strong: bool  # an acronym, a compound or a noun by its ending: a one-word name without further evidence
-
-
-@dataclass(frozen=True)
-class _Text:
-    """One paper's candidate phrases (by key, with their first spelling) and how its words are used."""
-
-    phrases: dict[tuple[str, ...], str]
-    as_noun: frozenset[str]
-    as_verb: frozenset[str]
-    strong: frozenset[str]  # keys of words that are a name on their own (acronyms, compounds, "-tion" nouns)
 
 
 @dataclass(frozen=True)
@@ -78,13 +34,21 @@ class _Candidate:
     papers: frozenset[int]
 
 
-def name_groups(members: list[list[int]], papers: list[Paper], lexical: LexicalIndex, topic: str) -> list[str]:
-    """One distinct name per group of `papers` (each group a list of indices), in the groups' order.
+def name_groups(
+    members: list[list[int]],
+    papers: list[Paper],
+    lexical: LexicalIndex,
+    topic: str,
+    settings: ThemeSettings | None = None,
+) -> list[str]:
+    """One distinct name per group of `papers` (each group a list of indices), in the groups' order;
+    `settings` None means the defaults (bot.library.themes does not pass the triage's section yet).
 
     Example: for three abstracts on reward models becoming sparse and three on message passing
     in "graph neural networks (GNNs)", topic "GNNs" -> ['reward models', 'message passing']
     """
-    texts = [_read(p.searchable_text()) for p in papers]
+    settings = settings or ThemeSettings.model_validate({})  # the defaults
+    texts = [theme_phrases.read(p.searchable_text(), settings.longest_phrase) for p in papers]
     nouns = Counter(k for t in texts for k in t.as_noun)
     verbs = Counter(k for t in texts for k in t.as_verb)
     strong = {k for t in texts for k in t.strong}
@@ -99,12 +63,12 @@ def name_groups(members: list[list[int]], papers: list[Paper], lexical: LexicalI
     for index, member in enumerate(members):
         others = [i for j, m in enumerate(members) if j != index for i in m]
         # phrases a few of the papers share complete a name, or make one for a loose group
-        loose = _ranked(member, others, texts, lexical, banned, rarity, alone, min(2, len(member)))
+        loose = _ranked(member, others, texts, lexical, banned, rarity, alone, min(2, len(member)), settings)
         # papers sharing nothing but the topic: a term of each, rather than a title
-        loose = loose or _ranked(member, others, texts, lexical, banned, rarity, alone, 1)
+        loose = loose or _ranked(member, others, texts, lexical, banned, rarity, alone, 1, settings)
         loose = [c for c in loose if not used & set(c.key)] + [c for c in loose if used & set(c.key)]
-        ranked = [c for c in loose if len(c.papers) >= _least(len(member))] or loose
-        name, keys = _compose(ranked, loose, member, texts, set(names), papers)
+        ranked = [c for c in loose if len(c.papers) >= _least(len(member), settings)] or loose
+        name, keys = _compose(ranked, loose, member, texts, set(names), papers, settings)
         names.append(name)
         used |= keys
     return names
@@ -113,12 +77,13 @@ def name_groups(members: list[list[int]], papers: list[Paper], lexical: LexicalI
 def _ranked(
     member: list[int],
     others: list[int],
-    texts: list[_Text],
+    texts: list[Text],
     lexical: LexicalIndex,
     banned: Callable[[str], bool],
     rarity: dict[tuple[str, ...], float],
     alone: Callable[[str], bool],
     need: int,
+    settings: ThemeSettings,
 ) -> list[_Candidate]:
     """The group's candidate phrases, best first, each promoted to a longer phrase most of its papers use."""
     inside: dict[tuple[str, ...], set[int]] = {}
@@ -128,7 +93,7 @@ def _ranked(
     outside = Counter(key for i in others for key in texts[i].phrases)
     scored: dict[tuple[str, ...], _Candidate] = {}
     for key, holders in inside.items():
-        if len(holders) < need or any(banned(k) for k in key) or all(k in _GENERIC_KEYS for k in key):
+        if len(holders) < need or any(banned(k) for k in key) or all(k in theme_phrases.GENERIC_KEYS for k in key):
             continue
         if len(key) == 1 and not alone(key[0]):
             continue
@@ -139,7 +104,7 @@ def _ranked(
             continue
         if key not in rarity:
             rarity[key] = _rarity(lexical, texts[next(iter(holders))].phrases[key])
-        bonus = 1 + _PHRASE_BONUS * (len(key) - 1)
+        bonus = 1 + settings.phrase_bonus * (len(key) - 1)
         scored[key] = _Candidate(key, share * contrast * rarity[key] * bonus, frozenset(holders))
     ranked = sorted(scored.values(), key=lambda c: (-c.score, c.key))
     holding: dict[tuple[str, ...], list[_Candidate]] = {}  # each phrase under every shorter phrase inside it
@@ -149,15 +114,16 @@ def _ranked(
                 holding.setdefault(c.key[i : i + n], []).append(c)
     promoted: dict[tuple[str, ...], _Candidate] = {}
     for candidate in ranked:
-        longer = [c for c in holding.get(candidate.key, []) if len(c.papers) >= _PROMOTE * len(candidate.papers)]
+        least = settings.promote_share * len(candidate.papers)
+        longer = [c for c in holding.get(candidate.key, []) if len(c.papers) >= least]
         best = max(longer, key=lambda c: (len(c.papers), c.score, c.key), default=candidate)
         promoted.setdefault(best.key, best)
     return list(promoted.values())
 
 
-def _least(size: int) -> int:
-    """Papers of a group that must use a term for it to name the group. Example: _least(40) -> 8"""
-    return 1 if size == 1 else max(2, math.ceil(0.2 * size))
+def _least(size: int, settings: ThemeSettings) -> int:
+    """Papers of a group that must use a term for it to name the group. Example: _least(40, ThemeSettings()) -> 8"""
+    return 1 if size == 1 else max(settings.least_papers, math.ceil(settings.least_share * size))
 
 
 def _rarity(lexical: LexicalIndex, surface: str) -> float:
@@ -177,21 +143,22 @@ def _compose(
     ranked: list[_Candidate],
     loose: list[_Candidate],
     member: list[int],
-    texts: list[_Text],
+    texts: list[Text],
     taken: set[str],
     papers: list[Paper],
+    settings: ThemeSettings,
 ) -> tuple[str, set[str]]:
     """The best term, with a second when the first alone is in under half the papers (the one that adds
     the most papers) or one nearly as good says something else; the first such name not already taken."""
     for first_index, first in enumerate(ranked):
         second: _Candidate | None = None
-        if len(first.papers) < _MOST * len(member):
+        if len(first.papers) < settings.first_term_share * len(member):
             # e.g. first in 3 of 10, candidates adding 4 and 2 more papers: the one adding 4
-            rest = [c for c in loose[:_SECOND_POOL] if not set(c.key) & set(first.key)]
+            rest = [c for c in loose[: settings.second_term_pool] if not set(c.key) & set(first.key)]
             second = max(rest, key=lambda c: len(c.papers - first.papers), default=None)
         else:
             rest = [c for c in ranked[first_index + 1 :] if not set(c.key) & set(first.key)]
-            second = rest[0] if rest and rest[0].score >= _SECOND_TERM * first.score else None
+            second = rest[0] if rest and rest[0].score >= settings.second_term_score * first.score else None
         terms = [c for c in (first, second) if c is not None and (c is first or c.papers - first.papers)]
         name = " · ".join(_surface(c.key, member, texts) for c in terms)
         if name not in taken:
@@ -200,87 +167,11 @@ def _compose(
     return (label if label not in taken else f"{label} ({len(member)})"), set()
 
 
-def _surface(key: tuple[str, ...], member: list[int], texts: list[_Text]) -> str:
+def _surface(key: tuple[str, ...], member: list[int], texts: list[Text]) -> str:
     """The spelling the group's papers use most; lower case unless it holds an acronym ("GRPO", "LoRA")."""
     forms = Counter(texts[i].phrases[key] for i in member if key in texts[i].phrases)
     form = min(forms, key=lambda f: (-forms[f], not f.lower().endswith(NOUN_ENDINGS), f))
-    return form if any(_acronym(w) for w in form.split()) else form.lower()
-
-
-@lru_cache(maxsize=4096)
-def _read(text: str) -> _Text:
-    """Each noun-phrase-like n-gram of a text, by key, with the spelling it first has.
-
-    Example: _read("Reward models score.").phrases -> {('reward',): 'Reward', ('reward', 'model'): 'Reward models'}
-    """
-    phrases: dict[tuple[str, ...], str] = {}
-    as_noun: set[str] = set()
-    as_verb: set[str] = set()
-    strong: set[str] = set()
-    for segment in _BOUNDARY.split(text):
-        tokens = _TOKEN.findall(segment)
-        info = [_word(t) for t in tokens]
-        lowered = [t.lower() for t in tokens]
-        for i, word in enumerate(info):
-            before = lowered[i - 1] if i else ""
-            after = lowered[i + 1] if i + 1 < len(tokens) else ""
-            if before in DETERMINERS or after == "of":
-                as_noun.add(word.key)
-            elif before in VERB_CUES or after in DETERMINERS:
-                as_verb.add(word.key)  # "to capture", "solving the": a verb
-            if not word.start:
-                continue
-            if word.alone:
-                phrases.setdefault((word.key,), tokens[i])
-                if word.strong:
-                    strong.add(word.key)
-            for n in range(2, _LONGEST + 1):
-                last = info[i + n - 1] if i + n - 1 < len(info) else None
-                if last is None or not all(w.middle for w in info[i + 1 : i + n - 1]):
-                    break
-                if last.end:
-                    phrases.setdefault(tuple(w.key for w in info[i : i + n]), " ".join(tokens[i : i + n]))
-    return _Text(phrases, frozenset(as_noun), frozenset(as_verb), frozenset(strong))
-
-
-@lru_cache(maxsize=100_000)
-def _word(surface: str) -> _Word:
-    """What place a word may take in a name. Example: _word("become") -> nowhere; _word("GRPO") -> anywhere"""
-    word = surface.lower()
-    key = _key(word)
-    if sum(ch.isalpha() for ch in word) < 2 or word in NEVER:
-        return _Word(key, False, False, False, False, False)
-    stop = not query_words(word)
-    acronym = _acronym(surface)
-    compound = "-" in word and not _adjective(word)
-    start = not stop and not word.endswith("ly")
-    end = start and (acronym or not _adjective(word))
-    alone = end and word not in NOT_ALONE and key not in _GENERIC_KEYS and sum(ch.isalpha() for ch in word) > 2
-    strong = alone and (acronym or compound or word.endswith(NOUN_ENDINGS) or word in NOUNS)
-    return _Word(key, start, end, not stop or word == "of", alone, strong)
-
-
-def _acronym(surface: str) -> bool:
-    """Example: _acronym("LoRA") -> True; _acronym("BERT-based") -> True; _acronym("Fine-Tuning") -> False"""
-    return any(sum(ch.isupper() for ch in part) >= 2 for part in surface.split("-"))
-
-
-def _adjective(word: str) -> bool:
-    """Example: _adjective("token-level") -> True; _adjective("retrieval") -> False"""
-    tail = word.rsplit("-", 1)[-1]
-    if word in NOUNS or tail in NOUNS:
-        return False
-    if word in ADJECTIVES or tail in ADJECTIVES or ("-" in word and tail in ADJECTIVE_PARTS):
-        return True
-    return len(tail) > 4 and tail.endswith(ADJECTIVE_ENDINGS)
-
-
-def _key(word: str) -> str:
-    """Example: _key("models") -> 'model'; _key("on-policy") -> 'on-policy'; _key("of") -> 'of'"""
-    if "-" in word or "/" in word or "+" in word:
-        return word
-    terms = word_tokens(word)
-    return terms[0] if terms else word
+    return form if any(theme_phrases.is_acronym(w) for w in form.split()) else form.lower()
 
 
 def _topic_keys(topic: str, lexical: LexicalIndex) -> Callable[[str], bool]:
@@ -290,15 +181,12 @@ def _topic_keys(topic: str, lexical: LexicalIndex) -> Callable[[str], bool]:
     Example: for "graph neural networks": 'graph', 'networked', 'gnns' -> True; 'node' -> False
     """
     words = query_words(topic)
-    keys = {_key(w) for w in words} | {t for w in words for t in word_tokens(w)}
+    keys = {theme_phrases.word_key(w) for w in words} | {t for w in words for t in word_tokens(w)}
     prefixes = tuple(k for k in keys if len(k) >= 4)  # "safe" also bans "safety"
     for acronym, long_form in lexical.acronyms.items():
-        spelled = {_key(w) for w in query_words(long_form)}
+        spelled = {theme_phrases.word_key(w) for w in query_words(long_form)}
         if acronym.lower() in words:
             keys |= spelled
         elif spelled and spelled <= keys:
-            keys |= {_key(acronym.lower()), acronym.lower()}
+            keys |= {theme_phrases.word_key(acronym.lower()), acronym.lower()}
     return lambda key: key in keys or key.startswith(prefixes)
-
-
-_GENERIC_KEYS = frozenset(_key(w) for w in NOT_ALONE | NEVER)

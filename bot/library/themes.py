@@ -32,40 +32,51 @@ import math
 import numpy as np
 
 from bot.library import theme_names
+from bot.settings import ThemeSettings
 from bot.store.lexical import LexicalIndex
 from bot.types import Paper, Theme
 
-_ITERATIONS = 25
-_RESTARTS = 4
-# Fewer papers than this read fine as one group.
-_SMALLEST_SPLIT = 6
+_DEFAULTS = ThemeSettings()
 
 
-def theme_count(n: int, most: int) -> int:
+def theme_count(n: int, most: int, smallest_split: int = _DEFAULTS.smallest_split) -> int:
     """How many themes n papers get: about sqrt(n / 2), one below 6 papers. Example: theme_count(40, 6) -> 4"""
-    return 1 if n < _SMALLEST_SPLIT else max(1, min(most, round(math.sqrt(n / 2))))
+    return 1 if n < smallest_split else max(1, min(most, round(math.sqrt(n / 2))))
 
 
-def group(papers: list[Paper], vectors: np.ndarray, lexical: LexicalIndex, topic: str, most: int) -> list[Theme]:
+def group(
+    papers: list[Paper],
+    vectors: np.ndarray,
+    lexical: LexicalIndex,
+    topic: str,
+    most: int,
+    settings: ThemeSettings = _DEFAULTS,
+) -> list[Theme]:
     """Group `papers` (best first; row i of `vectors` is paper i) into named themes, largest first."""
     if not papers:
         return []
-    labels = _kmeans(np.asarray(vectors, dtype=np.float32), theme_count(len(papers), most))
+    k = theme_count(len(papers), most, settings.smallest_split)
+    labels = _kmeans(np.asarray(vectors, dtype=np.float32), k, settings.kmeans_restarts, settings.kmeans_iterations)
     members = [[int(i) for i in np.flatnonzero(labels == c)] for c in sorted(set(labels.tolist()))]
     members.sort(key=lambda m: (-len(m), m[0]))
-    names = theme_names.name_groups(members, papers, lexical, topic)
+    names = theme_names.name_groups(members, papers, lexical, topic, settings)
     return [Theme(name, tuple(papers[i].paper_id for i in m)) for name, m in zip(names, members, strict=True)]
 
 
-def _kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
+def _kmeans(
+    vectors: np.ndarray,
+    k: int,
+    restarts: int = _DEFAULTS.kmeans_restarts,
+    iterations: int = _DEFAULTS.kmeans_iterations,
+) -> np.ndarray:
     """Cluster labels from spherical k-means: the most cohesive of a few seeded k-means++ runs."""
     n = len(vectors)
     if k <= 1 or n <= 1:
         return np.zeros(n, dtype=np.int64)
     rng = np.random.default_rng(0)  # a fixed seed: the same papers always give the same themes
     best: tuple[float, np.ndarray] | None = None
-    for _ in range(_RESTARTS):
-        labels, cohesion = _one_run(vectors, k, rng)
+    for _ in range(restarts):
+        labels, cohesion = _one_run(vectors, k, rng, iterations)
         if best is None or cohesion > best[0] + 1e-9:
             best = (cohesion, labels)
     assert best is not None
@@ -87,7 +98,7 @@ def _fold_lonely(vectors: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
     return labels
 
 
-def _one_run(vectors: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def _one_run(vectors: np.ndarray, k: int, rng: np.random.Generator, iterations: int) -> tuple[np.ndarray, float]:
     """One k-means++-seeded run: (labels, summed similarity of papers to their group mean)."""
     centres = [int(rng.integers(len(vectors)))]
     distance = np.maximum(1 - vectors @ vectors[centres[0]], 0)
@@ -97,7 +108,7 @@ def _one_run(vectors: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.
         distance = np.minimum(distance, np.maximum(1 - vectors @ vectors[pick], 0))
     means = vectors[centres].copy()
     labels = np.full(len(vectors), -1, dtype=np.int64)
-    for _ in range(_ITERATIONS):
+    for _ in range(iterations):
         new = np.argmax(vectors @ means.T, axis=1)
         if np.array_equal(new, labels):
             break

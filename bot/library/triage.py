@@ -26,12 +26,6 @@ from bot.types import Cut, Paper, TriagedPaper, TriageResult
 
 Embed = Callable[[list[str]], np.ndarray]
 ChunkTexts = Callable[[list[str]], dict[str, str]]
-# A reason is one line: longer sentences are clipped around their first matching word.
-_REASON_CHARS = 240
-# Share of the lexical evidence from topic-word coverage (cubed); the rest is relative BM25.
-_COVERAGE_SHARE = 0.75
-# A sentence inside the paper's best-matching chunk wins ties of lexical evidence.
-_IN_BEST_CHUNK = 0.3
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,9 +43,10 @@ class TopicScores:
 def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageSettings) -> TopicScores:
     """Score every paper of `corpus` for `topic` (whose unit vector is `query`).
 
-    score = dense + lexical_weight * (0.75 * coverage**3 + 0.25 * BM25 / best BM25). Cubing the
-    coverage keeps papers with only part of the topic (e.g. "reinforcement learning" without
-    "safe") well below those with all of it, so the cut finds a drop between the two.
+    score = dense + lexical_weight * (share * coverage**power + (1 - share) * BM25 / best BM25), with
+    `settings`' coverage_share 0.75 and coverage_power 3. Cubing the coverage keeps papers with only
+    part of the topic (e.g. "reinforcement learning" without "safe") well below those with all of
+    it, so the cut finds a drop between the two.
     """
     best = corpus.vectors.best_chunks(query)
     bm25 = corpus.lexical.scores(topic)[corpus.lexical_rows]
@@ -61,7 +56,8 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     coverage = LexicalIndex.shares(presence, len(corpus.lexical.paper_ids))[corpus.lexical_rows].astype(np.float32)
     # e.g. all topic words (coverage 1.0), BM25 at 80% of the best: lexical 0.75 + 0.2 = 0.95,
     # dense 0.45 -> score 0.45 + 0.4 * 0.95 = 0.83; with half the words: 0.75 * 0.125 + 0.2 = 0.29 -> 0.57
-    lexical = _COVERAGE_SHARE * coverage**3 + (1 - _COVERAGE_SHARE) * relative
+    share = settings.coverage_share
+    lexical = share * coverage**settings.coverage_power + (1 - share) * relative
     dense = np.where(corpus.vectors.has_vectors, best.similarity, 0.0).astype(np.float32)
     score = dense + settings.lexical_weight * lexical
     matched = [(word, mask[corpus.lexical_rows]) for word, _, mask in presence]
@@ -111,18 +107,21 @@ def _papers(n: int, article: str = "") -> str:
     return f"{article}{n} paper{'s' if n != 1 else ''}"
 
 
-def best_sentence(paper: Paper, topic: str, lexical: LexicalIndex, chunk: str | None) -> tuple[str, tuple[str, ...]]:
-    """The paper's sentence (or title) that matches `topic` best, and the topic words it contains.
+def best_sentence(
+    paper: Paper, topic: str, lexical: LexicalIndex, chunk: str | None, settings: TriageSettings
+) -> tuple[str, tuple[str, ...]]:
+    """The paper's sentence (or title) that matches `topic` best, clipped to `settings.reason_chars`,
+    and the topic words it contains.
 
-    Lexical evidence decides; a sentence of the paper's best-matching chunk wins ties, so a
-    paper found by meaning alone is explained by the passage the embedding matched.
+    Lexical evidence decides; a sentence of the paper's best-matching chunk gets `settings.best_chunk_bonus`,
+    so a paper found by meaning alone is explained by the passage the embedding matched.
     Example: best_sentence(sort_paper, "GRPO", ...) -> ('... SORT consistently improves over GRPO ...', ('grpo',))
     """
     candidates = sentences.split(paper.display) or [paper.display]
     best: tuple[float, str, tuple[str, ...]] | None = None
     for sentence in candidates:
         share, terms = lexical.coverage(topic, sentence)
-        value = share + (_IN_BEST_CHUNK if chunk and sentence in chunk else 0.0)
+        value = share + (settings.best_chunk_bonus if chunk and sentence in chunk else 0.0)
         if best is None or value > best[0]:  # ties go to the earlier sentence
             best = (value, sentence, terms)
     assert best is not None
@@ -131,10 +130,10 @@ def best_sentence(paper: Paper, topic: str, lexical: LexicalIndex, chunk: str | 
         share, title_terms = lexical.coverage(topic, paper.title)
         if share > lexical.coverage(topic, sentence)[0]:
             sentence, terms = paper.title, title_terms
-    return clip(sentence, terms), terms
+    return clip(sentence, terms, settings.reason_chars), terms
 
 
-def clip(sentence: str, terms: tuple[str, ...], limit: int = _REASON_CHARS) -> str:
+def clip(sentence: str, terms: tuple[str, ...], limit: int) -> str:
     """A sentence cut to `limit` characters around its first matching word, with ellipses.
 
     Example: clip("x " * 100 + "GRPO " + "b " * 200, ("grpo",), 40) -> '… x x x x x x x GRPO b b b b b b b b b b …'
@@ -172,7 +171,7 @@ def triage(
     for i in keep:
         paper = corpus.papers[corpus.paper_ids[i]]
         chunk = texts.get(scored.best_chunks[i] or "")
-        sentence, sentence_terms = best_sentence(paper, topic, corpus.lexical, chunk)
+        sentence, sentence_terms = best_sentence(paper, topic, corpus.lexical, chunk, settings)
         papers.append(
             TriagedPaper(
                 paper=paper,
@@ -187,7 +186,12 @@ def triage(
         )
     rows = np.array([corpus.position(p.paper.paper_id) for p in papers], dtype=np.int64)
     groups = themes.group(
-        [p.paper for p in papers], corpus.vectors.centroids[rows], corpus.lexical, topic, settings.max_themes
+        [p.paper for p in papers],
+        corpus.vectors.centroids[rows],
+        corpus.lexical,
+        topic,
+        settings.max_themes,
+        settings.themes,
     )
     theme_of = {pid: g.name for g in groups for pid in g.paper_ids}
     papers = [replace(p, theme=theme_of.get(p.paper.paper_id)) for p in papers]

@@ -25,6 +25,7 @@ from bot.query import (
     without_comparison,
     without_label,
 )
+from bot.settings import RetrievalSettings
 from bot.text.terms import query_words
 from bot.types import Answer, Citation, Paper
 
@@ -39,14 +40,14 @@ class Followup:
     kind: str = "new"  # new, paper (one paper), compare, papers, filter or continue
 
 
-# A question continuing the topic is short: "what about offline data?" has 2 content words.
-_SHORT = 6
-
-
-def resolve(question: str | Query, previous: Answer | None, known: Sequence[Paper] = ()) -> Followup:
+def resolve(
+    question: str | Query, previous: Answer | None, settings: RetrievalSettings, known: Sequence[Paper] = ()
+) -> Followup:
     """The standalone question and paper restriction for `question` asked after `previous`.
 
-    Example: resolve("compare [1] and [3]", answer citing Cal-SPI, ASCPO, CURE)
+    A question that refers to no earlier paper continues the previous topic when it is short
+    (`settings.continue_words`: "what about offline data?" has 2 content words).
+    Example: resolve("compare [1] and [3]", answer citing Cal-SPI, ASCPO, CURE, settings)
         -> Followup(standalone='Compare Cal-SPI and CURE', paper_ids=(cal_spi_id, cure_id), kind='compare')
     """
     text = question.text if isinstance(question, Query) else question
@@ -84,7 +85,7 @@ def resolve(question: str | Query, previous: Answer | None, known: Sequence[Pape
         one = papers[0].label
         rewritten = replace_collective(question, "these papers") if len(papers) > 1 else replace_singular(question, one)
         return Followup(question, _join_questions(topic, _sentence(rewritten)), _ids(papers), "continue")
-    if query.continues and len(query.words) <= _SHORT:
+    if query.continues and len(query.words) <= settings.continue_words:
         return Followup(question, _join_questions(topic, _sentence(question)), (), "continue")
     return Followup(question, question)
 

@@ -27,8 +27,6 @@ from bot.store.lexical import LexicalIndex
 from bot.types import Hit, ScoreParts, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
-# Papers whose coverage is checked for abstention.
-_ABSTAIN_DEPTH = 3
 
 
 @dataclass(frozen=True)
@@ -135,16 +133,17 @@ class Retriever:
 
     def _evidence(self, query: Query, hits: list[Hit], dense: np.ndarray) -> Evidence:
         """`dense`: the query's best-chunk cosine with every paper that has vectors."""
-        coverage = max((h.coverage for h in hits[:_ABSTAIN_DEPTH]), default=0.0)
+        depth = self._settings.abstain_depth
+        coverage = max((h.coverage for h in hits[:depth]), default=0.0)
         best_dense = float(dense.max(initial=0.0))
         chance = _chance(dense, self._settings.chance_reference)
         relevance = best_dense - chance + self._settings.coverage_weight * coverage
         # A method or benchmark name written as the corpus writes it ("what's CURE?", "Q-MMR")
         # means the question is about these papers, however chatty the rest of it is.
         # Only names rare in the corpus count: "LLM" or "RL" say nothing about relevance.
-        rare = max(3, len(self._papers) // 50)
+        rare = max(self._settings.rare_name_min, len(self._papers) // self._settings.rare_name_divisor)
         names = [n for n in query.names if 0 < self._lexical.doc_freq(n) <= rare]
-        named = any(name in h.paper.display for name in names for h in hits[:_ABSTAIN_DEPTH])
+        named = any(name in h.paper.display for name in names for h in hits[:depth])
         return Evidence(best_dense, coverage, relevance, named, chance)
 
 

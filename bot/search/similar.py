@@ -11,15 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from bot.errors import QueryError
-from bot.settings import ChunkSettings
+from bot.settings import ChunkSettings, TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
 from bot.text import chunking, normalise
 from bot.text.terms import query_words, word_tokens
 from bot.types import Neighbour, Paper, SimilarResult
-
-# Shared words must be at least this rare (idf) to be worth naming.
-_RARE_IDF = 1.6
 
 
 def check_request(ref: str | None, text: str | None, k: int | None) -> None:
@@ -41,30 +38,32 @@ def pasted_chunks(text: str, settings: ChunkSettings) -> list[str]:
     return chunking.chunk_texts(normalise.display(text), settings)
 
 
-def like_paper(corpus: Corpus, paper: Paper, k: int) -> SimilarResult:
-    """The `k` papers nearest to a stored paper, itself left out."""
+def like_paper(corpus: Corpus, paper: Paper, k: int, settings: TriageSettings) -> SimilarResult:
+    """The `k` papers nearest to a stored paper, itself left out (`settings` say which shared words to name)."""
     position = corpus.position(paper.paper_id)
     if not corpus.vectors.has_vectors[position]:
         raise QueryError(
             f"{paper.label} has no vectors in the store; run `paperbot ingest` again to re-embed missing papers"
         )
     sims = corpus.vectors.passage_match(corpus.vectors.chunks_of(position), exclude=position)
-    return SimilarResult(paper.label, paper, _top(corpus, sims, k, paper.searchable_text()))
+    return SimilarResult(paper.label, paper, _top(corpus, sims, k, paper.searchable_text(), settings))
 
 
-def like_text(corpus: Corpus, text: str, chunk_vectors: np.ndarray, k: int) -> SimilarResult:
+def like_text(corpus: Corpus, text: str, chunk_vectors: np.ndarray, k: int, settings: TriageSettings) -> SimilarResult:
     """The `k` papers nearest to pasted text, given the vectors of its chunks."""
     if len(chunk_vectors) == 0:
         raise QueryError("the pasted text has no words to compare; paste an abstract")
     sims = corpus.vectors.passage_match(chunk_vectors)
     head = " ".join(text.split()[:8])
-    return SimilarResult(head + (" …" if len(text.split()) > 8 else ""), None, _top(corpus, sims, k, text))
+    nearest = _top(corpus, sims, k, text, settings)
+    return SimilarResult(head + (" …" if len(text.split()) > 8 else ""), None, nearest)
 
 
-def shared_terms(lexical: LexicalIndex, a: str, b: str, most: int = 5) -> tuple[str, ...]:
-    """The rarest words (by corpus idf) that both texts use, rarest first.
+def shared_terms(lexical: LexicalIndex, a: str, b: str, rare_idf: float, most: int = 5) -> tuple[str, ...]:
+    """The rarest words that both texts use, rarest first: at most `most`, each with a corpus idf of
+    at least `rare_idf`.
 
-    Example: shared_terms(ix, "GRPO rollouts help", "rollouts for GRPO") -> ('grpo', 'rollouts')
+    Example: shared_terms(ix, "GRPO rollouts help", "rollouts for GRPO", 1.6) -> ('grpo', 'rollouts')
     """
     words_b = {t for w in query_words(b) for t in word_tokens(w)[:1]}
     by_stem: dict[str, str] = {}
@@ -74,15 +73,15 @@ def shared_terms(lexical: LexicalIndex, a: str, b: str, most: int = 5) -> tuple[
             by_stem[stem] = word  # "bandit" and "bandits" are one shared word, spelled the short way
     rarity = {w: max(lexical.idf(t) for t in word_tokens(w)) for w in by_stem.values()}
     # e.g. a word in 20% of N papers has idf log(1 + 0.8N / 0.2N) = log 5 = 1.61: too common to say much
-    ranked = sorted((w for w, idf in rarity.items() if idf >= _RARE_IDF), key=lambda w: (-rarity[w], w))
+    ranked = sorted((w for w, idf in rarity.items() if idf >= rare_idf), key=lambda w: (-rarity[w], w))
     return tuple(ranked[:most])
 
 
-def _top(corpus: Corpus, sims: np.ndarray, k: int, text: str) -> tuple[Neighbour, ...]:
+def _top(corpus: Corpus, sims: np.ndarray, k: int, text: str, settings: TriageSettings) -> tuple[Neighbour, ...]:
     order = [int(i) for i in np.argsort(-sims, kind="stable")[:k] if np.isfinite(sims[i])]
     out = []
     for i in order:
         paper = corpus.papers[corpus.paper_ids[i]]
-        shared = shared_terms(corpus.lexical, text, paper.searchable_text())
+        shared = shared_terms(corpus.lexical, text, paper.searchable_text(), settings.similar_rare_idf)
         out.append(Neighbour(paper, round(float(sims[i]), 4), shared))
     return tuple(out)

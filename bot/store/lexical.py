@@ -18,6 +18,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from bot.settings import LexicalSettings
 from bot.text import acronyms
 from bot.text.terms import (
     pair_set,
@@ -37,6 +38,9 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 # Saved indices record this; bump it when tokenisation changes so they are rebuilt.
 TOKENS_VERSION = 3
+# What every index saved before k1 and b were recorded was built with: a fact about those files,
+# not a setting (LexicalSettings holds the values new indexes are built with).
+_UNRECORDED_BM25 = {"k1": 1.2, "b": 0.75}
 
 
 class LexicalIndex:
@@ -65,11 +69,11 @@ class LexicalIndex:
         self._unseen_idf = math.log(1 + (self._n + 0.5) / 0.5)
 
     @classmethod
-    def build(cls, docs: dict[str, str]) -> LexicalIndex:
-        """Index `docs` {paper_id: text}."""
+    def build(cls, docs: dict[str, str], settings: LexicalSettings) -> LexicalIndex:
+        """Index `docs` {paper_id: text} with BM25's `settings.k1` and `settings.b`."""
         ids = sorted(docs)
-        retriever = bm25s.BM25(k1=1.2, b=0.75)
-        pairs = bm25s.BM25(k1=1.2, b=0.75)
+        retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
+        pairs = bm25s.BM25(k1=settings.k1, b=settings.b)
         if ids:
             retriever.index([tokenize(docs[pid]) or [""] for pid in ids], show_progress=False)
             pairs.index([pair_tokens(docs[pid]) or [""] for pid in ids], show_progress=False)
@@ -236,18 +240,24 @@ class LexicalIndex:
             "ids": self.paper_ids,
             "acronyms": self.acronyms,
             "pairs": self._pairs is not None,
+            "k1": self._bm25.k1,
+            "b": self._bm25.b,
         }
         (tmp / "index.json").write_text(json.dumps(meta))
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
 
     @classmethod
-    def load(cls, folder: Path, version: int) -> LexicalIndex | None:
-        """The saved index if it was built from registry `version`, else None."""
+    def load(cls, folder: Path, version: int, settings: LexicalSettings) -> LexicalIndex | None:
+        """The saved index if it was built from registry `version` with `settings`' k1 and b, else None."""
         try:
             meta = json.loads((folder / "index.json").read_text())
             if meta["version"] != version or not meta["ids"] or meta.get("tokens") != TOKENS_VERSION:
                 return None  # stale, empty, or tokenised the way an earlier version did
+            built = {name: meta.get(name, value) for name, value in _UNRECORDED_BM25.items()}
+            if built != {"k1": settings.k1, "b": settings.b}:
+                log.info("lexical index in %s built with %s, not the settings' k1 and b; rebuilding", folder, built)
+                return None
             return cls(
                 meta["ids"],
                 bm25s.BM25.load(str(folder / "bm25")),

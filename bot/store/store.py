@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.errors import FingerprintError, StoreError
-from bot.settings import ChunkSettings, EmbedSettings, Settings, StoreSettings
+from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings, StoreSettings
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus
@@ -35,9 +35,9 @@ from bot.types import Chunk, Paper
 log = logging.getLogger(__name__)
 
 
-def lexical_index(papers: dict[str, Paper]) -> LexicalIndex:
+def lexical_index(papers: dict[str, Paper], settings: LexicalSettings) -> LexicalIndex:
     """The BM25 index of `papers` (title and abstract of each), as ingest saves it."""
-    return LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()})
+    return LexicalIndex.build({pid: p.searchable_text() for pid, p in papers.items()}, settings)
 
 
 class Store:
@@ -49,10 +49,17 @@ class Store:
     """
 
     def __init__(
-        self, folder: Path, chroma_url: str | None, storage: StoreSettings, embed: EmbedSettings, chunk: ChunkSettings
+        self,
+        folder: Path,
+        chroma_url: str | None,
+        storage: StoreSettings,
+        embed: EmbedSettings,
+        chunk: ChunkSettings,
+        lexical: LexicalSettings,
     ) -> None:
         self.paths = StorePaths(folder)
         self.chunk = chunk
+        self.bm25 = lexical  # the BM25 index is rebuilt when the saved one was built otherwise
         self.fingerprint = index_fingerprint(embed, chunk)
         self._described = describe_fingerprint(embed, chunk)
         self.registry = Registry(folder)
@@ -68,7 +75,8 @@ class Store:
     @classmethod
     def open(cls, settings: Settings) -> Store:
         """The store `settings` name (its folder, or a Chroma server with the registry in the folder)."""
-        return cls(settings.store, settings.chroma_url, settings.storage, settings.embed, settings.chunk)
+        sections = (settings.storage, settings.embed, settings.chunk, settings.lexical)
+        return cls(settings.store, settings.chroma_url, *sections)
 
     # --- The fingerprint: checked here only ---
 
@@ -151,13 +159,13 @@ class Store:
 
     def refresh_lexical(self) -> None:
         """Rebuild and save the BM25 index for the registry's current content."""
-        lexical_index(self.registry.papers()).save(self.paths.lexical, self.registry.version())
+        lexical_index(self.registry.papers(), self.bm25).save(self.paths.lexical, self.registry.version())
 
     # --- Reads of a whole store version ---
 
     def saved_lexical(self) -> LexicalIndex | None:
         """The BM25 index saved for the current version, None when there is none (yet)."""
-        return LexicalIndex.load(self.paths.lexical, self.registry.version())
+        return LexicalIndex.load(self.paths.lexical, self.registry.version(), self.bm25)
 
     def corpus(self) -> Corpus:
         """Every paper, the BM25 index and all chunk vectors in memory; re-read when the store changes."""
@@ -166,9 +174,9 @@ class Store:
             if self._corpus is None or self._corpus_key != key:
                 started = time.perf_counter()
                 papers = self.registry.papers()  # re-read: another process may have ingested since
-                lexical = LexicalIndex.load(self.paths.lexical, key[0])
-                if lexical is None:  # an ingest is under way, or stopped before it saved the index
-                    lexical = lexical_index(papers)
+                lexical = LexicalIndex.load(self.paths.lexical, key[0], self.bm25)
+                if lexical is None:  # an ingest is under way, stopped before it saved the index, or k1/b changed
+                    lexical = lexical_index(papers, self.bm25)
                     self._save_lexical(lexical, key[0])
                 chunks = self._chunk_vectors(*key)
                 busy = self.writer() if not papers else None

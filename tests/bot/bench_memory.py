@@ -54,7 +54,7 @@ def measure(store: Path, query: str, topic: str) -> dict[str, float]:
     papers = registry.papers()
     registry.close()
     out["registry"] = _rss_mb()
-    lexical = LexicalIndex.load(bot.store.paths.lexical, version)
+    lexical = LexicalIndex.load(bot.store.paths.lexical, version, settings.lexical)
     if lexical is None:
         raise SystemExit(f"{store}: no saved BM25 index for version {version}; run a search once to write it")
     out["bm25"] = _rss_mb()

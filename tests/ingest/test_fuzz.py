@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import InputError
-from bot.settings import ChunkSettings
+from bot.settings import ChunkSettings, LexicalSettings
 from bot.store.store import lexical_index
 from bot.text.chunking import paper_chunks
 from ingest import labels
@@ -85,7 +85,7 @@ def ingest_without_embedding(path: Path, skip_bad: bool) -> int:
     for pid, paper in papers.items():
         assert names[pid].strip(), f"empty label for {paper.display[:80]!r}"
         assert paper_chunks(paper, ChunkSettings()), f"no chunks for {paper.display[:80]!r}"
-    lexical_index(papers)
+    lexical_index(papers, LexicalSettings())
     return len(papers)
 
 

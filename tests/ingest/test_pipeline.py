@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,9 @@ import numpy as np
 import pytest
 
 from bot.app import Paperbot
+from bot.errors import InputError
 from bot.settings import Settings, StoreSettings
+from ingest import pipeline
 from ingest.pipeline import _embed_longest_first
 
 
@@ -72,3 +75,26 @@ def test_chunk_texts_are_cut_again_exactly_as_ingest_embedded_them(seeded_bot: P
     vectors = seeded_bot.embed([texts[cid] for cid in sample])
     rows = [stored.chunk_ids.index(cid) for cid in sample]
     assert np.allclose(vectors, stored.matrix[rows], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_the_abstract_limit_and_the_embedding_slice_come_from_the_storage_settings(
+    tmp_path: Path, settings_for: Callable[..., Settings]
+) -> None:
+    long_text = "A long abstract about counting penguins from drone images in the Antarctic. " * 2  # 151 once stripped
+    (tmp_path / "seeds.txt").write_text(f"{long_text}\n\nA short one about penguins.\n", encoding="utf-8")
+    (tmp_path / "more.jsonl").write_text(json.dumps({"abstract": long_text}) + "\n", encoding="utf-8")
+    settings = settings_for(tmp_path / "store", storage=StoreSettings(max_abstract_chars=100, embed_slice=1))
+    bot = Paperbot(settings)
+    calls: list[int] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return bot.embedder.fresh(texts)
+
+    with pytest.raises(InputError, match=r"seeds.txt line 1: an abstract of 151 characters, more than the 100"):
+        pipeline.run([tmp_path / "seeds.txt"], settings, bot.store, embed)
+    report = pipeline.run([tmp_path / "seeds.txt", tmp_path / "more.jsonl"], settings, bot.store, embed, skip_bad=True)
+    assert report.added == 2  # the short paragraph, and the long JSONL record kept with a warning
+    assert any("more than the 100 abstracts have; kept" in w for w in report.warnings)
+    assert calls and set(calls) == {1}  # one chunk text per embedder call

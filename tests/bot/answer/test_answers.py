@@ -160,3 +160,27 @@ def test_the_composer_takes_a_parsed_question_or_its_text_alike(seeded_bot):
     result = seeded_bot.search(question, k=5)
     composer = Composer(seeded_bot.embed, seeded_bot.settings.answer)
     assert composer.compose(parse(question), result) == composer.compose(question, result)
+
+
+def test_the_composer_follows_its_settings_not_numbers_of_its_own(seeded_bot):
+    """The sentence and list rules are AnswerSettings fields: changing one changes the answer."""
+    settings = seeded_bot.settings.answer
+    question = "How can reinforcement learning enforce safety constraints?"
+    result = seeded_bot.search(question, k=10)
+
+    def cited(**update) -> list[str]:
+        answer = Composer(seeded_bot.embed, settings.model_copy(update=update)).compose(question, result)
+        return [pid for s in answer.sentences for pid in (answer.citations[n - 1].paper.paper_id for n in s.citations)]
+
+    default = cited()
+    one_each = cited(sentences_per_paper=1, sentence_floor=0.0)
+    assert len(one_each) == len(set(one_each)) and len(default) > len(set(default))
+    assert cited(sentence_floor=1.0) == default[:1]  # only the best sentence reaches the best's score
+    offtopic = seeded_bot.search("a recipe for chocolate cake")
+    nearest = Composer(seeded_bot.embed, settings.model_copy(update={"abstain_nearest": 1})).compose("cake", offtopic)
+    assert len(nearest.citations) == 1
+    grpo = seeded_bot.search("Which papers use GRPO?", k=10)
+    listed = Composer(seeded_bot.embed, settings).compose("Which papers use GRPO?", grpo)
+    strict = settings.model_copy(update={"list_named_cutoff": 1.0, "list_close_cutoff": 1.0})
+    assert len(Composer(seeded_bot.embed, strict).compose("Which papers use GRPO?", grpo).citations) == 1
+    assert len(listed.citations) > 1

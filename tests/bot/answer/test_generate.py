@@ -73,7 +73,7 @@ def test_pack_keeps_relevance_order_and_the_budget() -> None:
     hits = _hits(_words(60, "alpha"), _words(60, "beta"), _words(200, "gamma"), _words(10, "delta"))
     first_two = packing.SEPARATOR.join(packing.render_entry(i + 1, h.paper) for i, h in enumerate(hits[:2]))
     budget = tokens.count(first_two) + 80  # room for two whole abstracts and part of the third
-    packed = packing.pack(hits, budget, max_abstracts=10)
+    packed = packing.pack(hits, budget, GeneratorSettings(max_abstracts=10))
     assert [e.n for e in packed.entries] == [1, 2, 3]
     assert [e.paper.paper_id for e in packed.entries] == ["p0", "p1", "p2"]
     assert [e.truncated for e in packed.entries] == [False, False, True]
@@ -86,15 +86,24 @@ def test_pack_keeps_relevance_order_and_the_budget() -> None:
 
 def test_pack_respects_max_abstracts_and_drops_a_sliver() -> None:
     hits = _hits(*(_words(30, w) for w in ("one", "two", "three", "four")))
-    assert [e.n for e in packing.pack(hits, 10_000, max_abstracts=2).entries] == [1, 2]
+    assert [e.n for e in packing.pack(hits, 10_000, GeneratorSettings(max_abstracts=2)).entries] == [1, 2]
     two = packing.SEPARATOR.join(packing.render_entry(i + 1, h.paper) for i, h in enumerate(hits[:2]))
-    # Fewer than MIN_PARTIAL_TOKENS left after two: the third is left out rather than cut to a sliver.
-    packed = packing.pack(hits, tokens.count(two) + 10, max_abstracts=4)
+    # Fewer than min_partial_tokens (40) left after two: the third is left out rather than cut to a sliver.
+    packed = packing.pack(hits, tokens.count(two) + 10, GeneratorSettings(max_abstracts=4))
     assert [e.truncated for e in packed.entries] == [False, False]
 
 
+def test_the_sliver_limit_and_the_margin_are_settings() -> None:
+    hits = _hits(*(_words(30, w) for w in ("one", "two", "three")))
+    two = packing.SEPARATOR.join(packing.render_entry(i + 1, h.paper) for i, h in enumerate(hits[:2]))
+    loose = GeneratorSettings(max_abstracts=3, min_partial_tokens=1)
+    assert [e.truncated for e in packing.pack(hits, tokens.count(two) + 10, loose).entries] == [False, False, True]
+    wide = packing.abstract_budget(GeneratorSettings(tokenizer_margin=1.0), "Answer.")
+    assert wide - packing.abstract_budget(GeneratorSettings(), "Answer.") == 2048 - 256 - int((2048 - 256) * 0.75)
+
+
 def test_a_long_first_abstract_is_cut_to_fit() -> None:
-    packed = packing.pack(_hits(_words(500, "long")), 100, max_abstracts=3)
+    packed = packing.pack(_hits(_words(500, "long")), 100, GeneratorSettings(max_abstracts=3))
     (entry,) = packed.entries
     assert entry.truncated and entry.text.endswith("…")
     assert 90 <= packed.tokens <= 100
@@ -105,7 +114,7 @@ def test_derived_budget_leaves_room_for_instructions_and_answer() -> None:
     small = packing.abstract_budget(GeneratorSettings(n_ctx=2048, max_tokens=256), instructions)
     large = packing.abstract_budget(GeneratorSettings(n_ctx=8192, max_tokens=256), instructions)
     # e.g. (2048 - 256) * 0.75 - 80 = 1264
-    assert small == int((2048 - 256) * packing.TOKENIZER_MARGIN) - tokens.count(instructions)
+    assert small == int((2048 - 256) * GeneratorSettings().tokenizer_margin) - tokens.count(instructions)
     assert large > 3 * small
     assert packing.abstract_budget(GeneratorSettings(context_budget=300), instructions) == 300
 
@@ -118,7 +127,7 @@ def test_prompt_numbers_the_best_abstracts_and_asks_the_question(seeded_bot: Pap
     assert f"[1] {result.hits[0].paper.label}:" in prompt.user and prompt.user.rstrip().endswith(QUESTION)
     assert citations.ABSTAIN_MESSAGE in prompt.system and "{" not in prompt.system
     total = tokens.count(prompt.system) + tokens.count(prompt.user)
-    assert total <= (settings.n_ctx - settings.max_tokens) * packing.TOKENIZER_MARGIN
+    assert total <= (settings.n_ctx - settings.max_tokens) * settings.tokenizer_margin
 
 
 # --- Turning model text into a checked answer ---

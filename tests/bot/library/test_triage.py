@@ -15,7 +15,7 @@ from bot.app import Paperbot
 from bot.library import themes
 from bot.library.theme_words import ADJECTIVES, NEVER, NOT_ALONE
 from bot.library.triage import choose_cut, clip
-from bot.settings import Settings, TriageSettings
+from bot.settings import LexicalSettings, Settings, TriageSettings
 from bot.store.corpus import PaperVectors
 from bot.store.lexical import LexicalIndex
 from bot.store.paths import StorePaths
@@ -71,7 +71,7 @@ def test_clip_keeps_the_matching_word_on_one_line() -> None:
     sentence = "word " * 120 + "GRPO is used here " + "tail " * 40
     short = clip(sentence.strip(), ("grpo",), limit=80)
     assert "GRPO" in short and short.startswith("… ") and short.endswith(" …") and len(short) <= 84
-    assert clip("Short sentence.", ("x",)) == "Short sentence."
+    assert clip("Short sentence.", ("x",), 240) == "Short sentence."
 
 
 # --- Themes and vectors, on small inline data --------------------------------------------------
@@ -91,7 +91,7 @@ def test_themes_group_by_vector_and_name_by_distinctive_words() -> None:
         "b3": "Score-based diffusion for image generation with a distilled sampler.",
     }
     papers = [_paper(pid, t) for pid, t in texts.items()]
-    lexical = LexicalIndex.build(texts)
+    lexical = LexicalIndex.build(texts, LexicalSettings())
     rng = np.random.default_rng(1)
     base = np.zeros((2, 8), dtype=np.float32)
     base[0, 0] = base[1, 1] = 1.0
@@ -114,7 +114,7 @@ def _two_groups(texts: dict[str, str]) -> tuple[list[Paper], np.ndarray, Lexical
     vectors = np.zeros((len(papers), 4), dtype=np.float32)
     for row, p in enumerate(papers):
         vectors[row, 0 if p.paper_id[0] == "a" else 1] = 1.0
-    return papers, vectors, LexicalIndex.build(texts)
+    return papers, vectors, LexicalIndex.build(texts, LexicalSettings())
 
 
 def test_names_are_noun_phrases_not_the_words_that_merely_differ() -> None:

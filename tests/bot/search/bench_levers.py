@@ -33,7 +33,7 @@ from bot.eval.baselines import lexical_ranking
 from bot.eval.metrics import ndcg_at_k
 from bot.query import parse
 from bot.search.retrieve import Retriever
-from bot.settings import ChunkSettings, Settings
+from bot.settings import ChunkSettings, LexicalSettings, Settings
 from bot.store.corpus import Corpus, PaperVectors
 from bot.store.lexical import LexicalIndex
 from bot.store.vectors import ChunkVectors
@@ -180,7 +180,7 @@ def words(b: Bench) -> None:
         term_set.cache_clear()
         pair_set.cache_clear()
         docs = {pid: b.papers[pid].searchable_text() for pid in b.corpus.paper_ids}
-        corpus = dataclasses.replace(b.corpus, lexical=LexicalIndex.build(docs))
+        corpus = dataclasses.replace(b.corpus, lexical=LexicalIndex.build(docs, LexicalSettings()))
         print(f"words: plural acronyms as Snowball leaves them: {b.hybrid(corpus=corpus)}")
     finally:
         terms.stem = original

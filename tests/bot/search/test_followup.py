@@ -12,6 +12,7 @@ from bot.render.answer import followup_line
 from bot.render.html import chat_markdown
 from bot.render.text import answer_text
 from bot.search import followup
+from bot.settings import RetrievalSettings
 from bot.types import Answer, Citation, Paper
 
 
@@ -28,6 +29,7 @@ PREVIOUS = Answer(
     (),
 )
 CAL, ASCPO, CURE = (p.paper_id for p in PAPERS)
+SETTINGS = RetrievalSettings()
 
 
 @pytest.mark.parametrize(
@@ -66,51 +68,51 @@ CAL, ASCPO, CURE = (p.paper_id for p in PAPERS)
     ],
 )
 def test_follow_ups_resolve_to_the_previous_answers_papers(question, standalone, papers, kind) -> None:
-    resolved = followup.resolve(question, PREVIOUS)
+    resolved = followup.resolve(question, PREVIOUS, SETTINGS)
     assert (resolved.standalone, resolved.paper_ids, resolved.kind) == (standalone, papers, kind)
     assert resolved.question == question
-    assert followup.resolve(parse(question), PREVIOUS) == resolved  # a parsed question resolves alike
+    assert followup.resolve(parse(question), PREVIOUS, SETTINGS) == resolved  # a parsed question resolves alike
 
 
 def test_a_parsed_question_is_tidied_like_its_text() -> None:
     untidy = "  which of\nthese   use MuJoCo? "
-    assert followup.resolve(parse(untidy), PREVIOUS) == followup.resolve(untidy, PREVIOUS)
-    assert followup.resolve(untidy, PREVIOUS).question == "which of these use MuJoCo?"
+    assert followup.resolve(parse(untidy), PREVIOUS, SETTINGS) == followup.resolve(untidy, PREVIOUS, SETTINGS)
+    assert followup.resolve(untidy, PREVIOUS, SETTINGS).question == "which of these use MuJoCo?"
 
 
 def test_a_reference_past_the_last_citation_is_an_error_naming_the_ones_there_are() -> None:
     """Searching the corpus for '[7]' would answer something nobody asked; say which numbers exist."""
     have = ", ".join(f"[{c.n}]" for c in PREVIOUS.citations)
     with pytest.raises(QueryError, match=re.escape(f"cites {have}; there is no [7] in it, so use one of those")):
-        followup.resolve("tell me more about [7]", PREVIOUS)
+        followup.resolve("tell me more about [7]", PREVIOUS, SETTINGS)
 
 
 def test_an_interval_in_brackets_is_mathematics_not_a_citation() -> None:
     for question in ("which papers normalise rewards to [0, 1]?", "bounds on [0,1] valued losses", "lr in [1, 10]"):
-        assert followup.resolve(question, None) == followup.Followup(question, question)
-        assert followup.resolve(question, PREVIOUS).paper_ids == ()
+        assert followup.resolve(question, None, SETTINGS) == followup.Followup(question, question)
+        assert followup.resolve(question, PREVIOUS, SETTINGS).paper_ids == ()
 
 
 def test_citation_numbers_count_even_when_an_earlier_paper_is_gone() -> None:
     """History whose [2] paper was deleted since: [3] is still the third citation, and [2] says why it is missing."""
     gappy = Answer("q", "x", False, (Citation(1, PAPERS[0]), Citation(3, PAPERS[2])), ())
-    assert followup.resolve("tell me more about [3]", gappy).paper_ids == (CURE,)
+    assert followup.resolve("tell me more about [3]", gappy, SETTINGS).paper_ids == (CURE,)
     with pytest.raises(QueryError, match=re.escape("cites [1], [3] (the others' papers are no longer stored)")):
-        followup.resolve("tell me more about [2]", gappy)
+        followup.resolve("tell me more about [2]", gappy, SETTINGS)
 
 
 def test_without_a_previous_answer_a_question_stands_alone_unless_it_cites_one() -> None:
     question = "what datasets do they use?"
-    assert followup.resolve(question, None) == followup.Followup(question, question)
+    assert followup.resolve(question, None, SETTINGS) == followup.Followup(question, question)
     abstained = Answer("cake?", "nothing", True, (), ())
     for previous in (None, abstained):
         with pytest.raises(QueryError, match="no earlier answer with citations"):
-            followup.resolve("tell me more about [2]", previous)
+            followup.resolve("tell me more about [2]", previous, SETTINGS)
 
 
 def test_it_means_the_one_paper_of_a_single_paper_answer() -> None:
     single = Answer("What is CURE?", "x [1].", False, (Citation(1, PAPERS[2]),), ())
-    resolved = followup.resolve("what are its limitations?", single)
+    resolved = followup.resolve("what are its limitations?", single, SETTINGS)
     assert resolved.standalone == "What is CURE? What are CURE's limitations?"
     assert resolved.paper_ids == (CURE,)
 
@@ -118,12 +120,12 @@ def test_it_means_the_one_paper_of_a_single_paper_answer() -> None:
 def test_compare_reaches_a_paper_the_previous_answer_did_not_cite() -> None:
     other = _paper("CausalBind")
     single = Answer("What is CURE?", "x [1].", False, (Citation(1, PAPERS[2]),), ())
-    resolved = followup.resolve("compare it with CausalBind", single, [*PAPERS, other])
+    resolved = followup.resolve("compare it with CausalBind", single, SETTINGS, [*PAPERS, other])
     assert (resolved.standalone, resolved.paper_ids) == ("Compare CURE and CausalBind", (CURE, other.paper_id))
-    resolved = followup.resolve("compare [2] with CausalBind", PREVIOUS, [*PAPERS, other])
+    resolved = followup.resolve("compare [2] with CausalBind", PREVIOUS, SETTINGS, [*PAPERS, other])
     assert (resolved.standalone, resolved.paper_ids) == ("Compare ASCPO and CausalBind", (ASCPO, other.paper_id))
     # without the corpus's papers only the earlier answer's papers can be named
-    assert followup.resolve("compare [2] with CausalBind", PREVIOUS).paper_ids == (ASCPO,)
+    assert followup.resolve("compare [2] with CausalBind", PREVIOUS, SETTINGS).paper_ids == (ASCPO,)
 
 
 def test_history_turns_become_the_previous_answer() -> None:
@@ -237,3 +239,9 @@ def test_summarize_by_label_or_by_content_gives_one_structured_abstract(seeded_b
         roles = [line.split(":")[0] for line in lines[1:]]
         assert roles[:1] == ["- Problem"] and "- Method" in roles and "- Results" in roles
         assert all(line.rstrip().endswith("[1].") for line in lines[1:])
+
+
+def test_how_short_a_continuing_question_is_comes_from_the_settings() -> None:
+    question = "what about offline data?"  # 2 content words
+    assert followup.resolve(question, PREVIOUS, SETTINGS).kind == "continue"
+    assert followup.resolve(question, PREVIOUS, SETTINGS.model_copy(update={"continue_words": 1})).kind == "new"

