@@ -36,7 +36,7 @@ from bot.settings import ThemeSettings
 from bot.store.lexical import LexicalIndex
 from bot.types import Paper, Theme
 
-_DEFAULTS = ThemeSettings()
+_DEFAULTS = ThemeSettings.model_validate({})
 
 
 def theme_count(n: int, most: int, smallest_split: int = _DEFAULTS.smallest_split) -> int:
