@@ -33,7 +33,7 @@ class Paperbot:
         self.settings = settings
         self.store = Store.open(settings)
         self.embedder = CachedEmbedder(settings.embed)
-        self.searcher = SearchService(self.store, self.embed, settings.retrieval)
+        self.searcher = SearchService(self.store, self.embed, settings.retrieval, settings.triage)
         self.answerer = AnswerService(self.searcher, self.embed, settings.answer, settings.check, settings.generator)
 
     def embed(self, texts: list[str]) -> np.ndarray:

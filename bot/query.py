@@ -35,6 +35,23 @@ _PAPERS_WORD = re.compile(r"\b(?:papers|abstracts|works)\b", re.IGNORECASE)
 # Name-like words: at least three characters with two or more capitals (CURE, Q-MMR, fMRI, ReFPO).
 _NAME = re.compile(r"(?<![\w-])(?=(?:[\w-]*[A-Z]){2})(?=[\w-]{3})[A-Za-z][\w-]*[\w](?![\w-])")
 
+# What kind of answer the question wants, after a list, a comparison and a summary: its results,
+# a reason, a way of doing something, or what something is.
+_RESULTS = re.compile(
+    r"\b(?:results?|findings?|find(?=\s*[?.!]|\s*$)|(?:did|do) (?:\w+ ){1,3}find|found that|"
+    r"how (?:much|well|many|fast|large|big|accurate)|perform\w*|outperform\w*|"
+    r"improv\w*|gains?|speed-?ups?|accuracy|numbers|evidence|empirical\w*|experiments?|effective\w*|"
+    r"better than|beat|work well|does it work|shown|show)\b",
+    re.IGNORECASE,
+)
+_WHY = re.compile(r"\bwhy\b|\breasons?\b|\bmotivat\w*|\bwhat causes\b|\bcause[sd]?\b", re.IGNORECASE)
+_HOW = re.compile(
+    r"^\s*(?:how|in what way)\b|\bhow (?:do|does|can|could|to|is|are|would|should|did)\b|\bways? (?:to|of)\b|"
+    r"\btechniques? (?:for|to)\b|\bapproach(?:es)? (?:to|for)\b|\bmethods? (?:for|to)\b",
+    re.IGNORECASE,
+)
+INTENTS = ("which", "compare", "summary", "results", "why", "how", "what")
+
 # --- What a follow-up refers to (follow-up resolution) ---
 
 ORDINALS = {
@@ -53,7 +70,7 @@ ORDINALS = {
     "last": -1,
 }
 _ORDINAL = re.compile(
-    r"\b(?:the\s+)?(" + "|".join(ORDINALS) + r")(?:\s+(?:one|paper|abstract|result|work|study|item|citation))?\b",
+    r"\b(?:the\s+)?(" + "|".join(ORDINALS) + r")(\s+(?:one|paper|abstract|result|work|study|item|citation)s?)?\b",
     re.IGNORECASE,
 )
 _PAPER_NUMBER = re.compile(r"\b(?:paper|abstract|reference|citation|source|number|no\.|#)\s*#?(\d+)\b", re.IGNORECASE)
@@ -63,6 +80,23 @@ _COLLECTIVE = re.compile(
     re.IGNORECASE,
 )
 _SINGULAR = re.compile(r"\b(?:this|that)\s+(?:paper|one|abstract|work|method)\b|\bit(?:s)?\b", re.IGNORECASE)
+# Pronouns that may stand for an earlier answer's papers, or for something the question names first.
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|these|those|both)\b", re.IGNORECASE)
+# "it" that stands for nothing: "why is it so hard to ...", "it is known that ...".
+_EXPLETIVE = re.compile(
+    r"\b(?:is|was|isn't|wasn't)\s+it\s+(?:\w+\s+){0,2}?(?:to|that)\b|\bit(?:\s+is|\s+was|'s)\s+(?:\w+\s+){0,2}?(?:to|that)\b",
+    re.IGNORECASE,
+)
+# Plural acronyms are kinds of things, not names of papers: "LLMs", "VLMs".
+_KIND = re.compile(r"[A-Z]+s")
+# References that point at an earlier answer whatever else the question says ("which of these ...",
+# "the above", "this paper"); "it", "they", "them", "their" and "both" also stand for things the
+# question itself names ("... by recording the undo action and playing it backwards?").
+_POINTING = re.compile(
+    r"\b(?:(?:all\s+)?(?:these|those)(?:\s+(?:papers|abstracts|works|studies|ones|methods))?(?!\s+\w+(?:s|ing|ed)\b)|"
+    r"the above|the papers|the abstracts|each of them|(?:this|that)\s+(?:paper|one|abstract|work|method))\b",
+    re.IGNORECASE,
+)
 # Any comparison word, anywhere: "how does ASCPO differ from Cal-SPI?", "CURE vs SORT".
 _COMPARISON_WORD = re.compile(r"\b(?:compare|comparison|contrast|differ\w*|versus|vs\.?)\b", re.IGNORECASE)
 # "which of these use MuJoCo?" (group 1: what they do) or "only the theoretical ones" (group 2: what they are).
@@ -108,11 +142,21 @@ class Query:
     compares: bool  # has a comparison word anywhere ("differ", "vs")
     collective: bool  # refers to several earlier papers ("these", "they", "both")
     singular: bool  # refers to one earlier paper ("it", "its", "this paper")
+    pointing: bool  # refers to earlier papers by more than a pronoun ("these", "the above", "this paper")
+    pronoun_lead: int | None  # content words before its first pronoun: "how well does it" -> 1; None when it has
+    # no pronoun, or names something before it ("summarize CRAFT and what it contributes")
     continues: bool  # opens like a continuation ("what about ...", "and ...")
     filter: Filter | None  # narrows the earlier papers; None without a content word to narrow by
     citations: tuple[int, ...]  # `[n]` numbers that can only be citations (not "[0, 1]")
     paper_numbers: tuple[int, ...]  # "paper 2", "#3", "reference 1"
     ordinals: tuple[int, ...]  # "the second one" -> 1, "the last" -> -1 (indices into the cited papers)
+    ordinal_nouns: tuple[int, ...] = ()  # the ordinals naming what they count: "the second one", "the 3rd paper"
+    intent: str = "what"  # one of INTENTS: what the answer should lead with
+
+    @property
+    def topic(self) -> str:
+        """What a "which papers" question is about: its content words. Example: "Which papers use GRPO?" -> 'grpo'"""
+        return " ".join(self.words)
 
     def label_position(self, label: str) -> int | None:
         """Where the question names `label` (see `label_position`)."""
@@ -134,19 +178,62 @@ def parse(text: str) -> Query:
         search_terms=tuple(search_terms(words)),
         pairs=tuple(query_pair_tokens(text)),
         names=tuple(_NAME.findall(text)),
-        asks_for_list=bool(_LIST.search(text)),
+        asks_for_list=bool(_LIST.search(_last_question(text))),
         asks_for_summary=bool(_SUMMARY.match(text)),
         asks_to_compare=bool(_COMPARE_REQUEST.match(text)),
         mentions_papers=bool(_PAPERS_WORD.search(text)),
         compares=bool(_COMPARISON_WORD.search(text)),
         collective=bool(_COLLECTIVE.search(text)),
         singular=bool(_SINGULAR.search(text)),
+        pointing=bool(_POINTING.search(text)),
+        pronoun_lead=_pronoun_lead(text),
         continues=bool(_CONTINUE.search(text)),
         filter=_filter(text),
         citations=tuple(citation_numbers(text)),
         paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),
         ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
+        ordinal_nouns=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text) if m.group(2)),
+        intent=_intent(_last_question(text)),
     )
+
+
+def _last_question(text: str) -> str:
+    """The last of several questions: a follow-up searched with its predecessor ("Which papers are about
+    X? What datasets do they use?") asks what the last one asks.
+
+    Example: _last_question("Which papers use GRPO? What datasets do they use?") -> 'What datasets do they use?'
+    """
+    parts = [p for p in re.split(r"(?<=\?)\s+", text.strip()) if p.strip()]
+    return parts[-1] if parts else text
+
+
+def _pronoun_lead(text: str) -> int | None:
+    """Content words before the first pronoun that may stand for an earlier answer's papers.
+
+    Example: _pronoun_lead("How well does it hold up?") -> 1; _pronoun_lead("Why is it hard to X?") -> None;
+    _pronoun_lead("Summarize CRAFT and what it adds") -> None (it is CRAFT)
+    """
+    found = _PRONOUN.search(_EXPLETIVE.sub(lambda m: " " * len(m.group(0)), text))
+    if found is None:
+        return None
+    before = text[: found.start()]
+    if any(not _KIND.fullmatch(name) for name in _NAME.findall(before)):
+        return None
+    return len(query_words(before))
+
+
+def _intent(text: str) -> str:
+    """Example: _intent("How does CURE forget data?") -> 'how'; _intent("How much faster is X?") -> 'results'"""
+    if _LIST.search(text):
+        return "which"
+    if _COMPARE_REQUEST.match(text) or _COMPARISON_WORD.search(text):
+        return "compare"
+    if _SUMMARY.match(text):
+        return "summary"
+    for intent, pattern in (("results", _RESULTS), ("why", _WHY), ("how", _HOW)):
+        if pattern.search(text):
+            return intent
+    return "what"
 
 
 def as_query(question: str | Query) -> Query:
@@ -172,6 +259,16 @@ def label_position(text: str, label: str) -> int | None:
     return found.start() if found else None
 
 
+def distinctive(label: str) -> bool:
+    """Whether a paper's label is a name that a question can only mean as that paper (CURE, Cal-SPI,
+    CausalBind, χ-Bench, Qwen3-Judge), not a phrase that is also a topic ("Off-policy evaluation",
+    "Imitation Learning").
+
+    Example: distinctive("Q-MMR") -> True; distinctive("Off-policy evaluation") -> False
+    """
+    return any(_NAME.fullmatch(word) or re.search(r"\d|[\u0370-\u03ff]", word) for word in re.split(r"[\s/]+", label))
+
+
 def without_label(text: str, label: str) -> str:
     """Example: without_label("compare CURE and cure-all", "cure") -> 'compare   and cure-all'"""
     return re.sub(rf"(?<![\w-]){re.escape(label)}(?![\w-])", " ", text, flags=re.IGNORECASE)
@@ -181,12 +278,13 @@ def rewrite_references(
     text: str,
     citation: Callable[[list[int]], str | None],
     number: Callable[[int], str | None],
-    ordinal: Callable[[int], str | None],
+    ordinal: Callable[[int, bool], str | None],
 ) -> str:
     """`text` with each reference to an earlier answer replaced by what the callbacks return for it
     (None leaves it as written): `[n]` markers (not intervals), then "paper n", then ordinals.
 
-    Example: rewrite_references("compare [1] and the last one", lambda ns: "A", str, lambda i: "C")
+    `ordinal` is told whether a noun follows ("the second one", not "the first step").
+    Example: rewrite_references("compare [1] and the last one", lambda ns: "A", str, lambda i, noun: "C")
         -> 'compare A and C'
     """
 
@@ -199,7 +297,7 @@ def rewrite_references(
         return match.group(0) if found is None else found
 
     def by_ordinal(match: re.Match[str]) -> str:
-        found = ordinal(ORDINALS[match.group(1).lower()])
+        found = ordinal(ORDINALS[match.group(1).lower()], bool(match.group(2)))
         return match.group(0) if found is None else found
 
     text = MARKER.sub(by_marker, text)

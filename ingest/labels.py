@@ -1,7 +1,9 @@
 """Short labels for papers without titles, used in citations and lists.
 
 A label is the name of the method, benchmark or framework an abstract introduces when it has
-one ("CausalBind", "Cal-SPI", "χ-Bench"), otherwise a short phrase from its first sentence.
+one ("CausalBind", "Cal-SPI", "χ-Bench"), otherwise a short descriptive title from the sentence
+saying what it proposes ("Risk-constrained RL framework for grid operation"), and only when there
+is none a short phrase from its first sentence.
 Works on display text (markdown and LaTeX already rendered). Labels are made distinct within
 a corpus by `assign`.
 """
@@ -17,8 +19,8 @@ from bot.text import sentences
 _TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff\-+.]*[A-Za-z0-9\u0370-\u03ff+]|[A-Z]{2,}")
 _INTRO = re.compile(
     r"\b(?:we|this paper|this work|our)\s+(?:\w+\s+){0,2}?(?:propose|introduce|present|develop|"
-    r"design|build|release|construct|contribute|curate|formalise|formalize|call|term|dub|name)"
-    r"|\b(?:called|named|dubbed|termed|coined)\b",
+    r"design|build|release|construct|contribute|curate|formalise|formalize|derive|call|term|dub|name)"
+    r"|\b(?:called|named|dubbed|termed|coined)\b|\bour (?:method|algorithm|approach|framework|model|system),",
     re.IGNORECASE,
 )
 # Well-known acronyms that abstracts use but rarely introduce.
@@ -242,6 +244,56 @@ def phrase(text: str) -> str:
     return label[0].upper() + label[1:]
 
 
+# "We propose <what>": the verb whose object says what the paper contributes.
+_OFFER = re.compile(
+    r"\b(?:we|this paper|this work)\s+(?:(?:\w+ly|also|further|then|here|now)\s+)?"
+    r"(?:propose|introduce|present|develop|design|build|construct|formali[sz]e|formulate|devise)s?\s+",
+    re.IGNORECASE,
+)
+# Where the object of "we propose" ends: a clause, a purpose or a means.
+_OBJECT_END = re.compile(
+    r"[,;:(.]| - | – | — |\s(?:that|which|who|where|whereby|to|by|using|via|consisting|comprising|called|named|"
+    r"dubbed|termed|in which|and (?:show|demonstrate|prove|evaluate|use|apply|compare))\b",
+    re.IGNORECASE,
+)
+_LEADING = {"a", "an", "the", "novel", "new", "simple", "general", "principled", "unified", "first"}
+_BREAK = {"for", "of", "over", "in", "on", "with", "under", "from", "across", "as", "and", "or", "at"}
+_MAX_TITLE_WORDS = 8
+_MIN_TITLE_WORDS = 2
+
+
+def described(text: str) -> str | None:
+    """A short descriptive title from the sentence saying what the paper proposes, when no name
+    does: the object of "we propose/introduce/develop ...", without leading articles, at most
+    eight words (cut before a preposition when longer). None when no sentence says it.
+
+    Example: described("Grids are hard. We propose a risk-constrained RL framework for grid operation.")
+        -> 'Risk-constrained RL framework for grid operation'
+    """
+    for sentence in sentences.split(text):
+        verb = _OFFER.search(sentence)
+        if not verb:
+            continue
+        rest = sentence[verb.end() :]
+        end = _OBJECT_END.search(rest)
+        words = _WORD.findall(rest[: end.start()] if end else rest)
+        while words and words[0].lower() in _LEADING:
+            words = words[1:]
+        if words and words[0].lower() in {"this", "these", "that", "those", "it", "them", "to", "how", "what"}:
+            continue  # "we propose to ...", "we present how ...": no object that names the work
+        if len(words) > _MAX_TITLE_WORDS:
+            cut = max((i for i, w in enumerate(words[: _MAX_TITLE_WORDS + 1]) if w.lower() in _BREAK), default=0)
+            words = words[:cut] if cut >= _MIN_TITLE_WORDS else words[:_MAX_TITLE_WORDS]
+        while words and words[-1].lower() in _BREAK | _LEADING:
+            words.pop()
+        if len(words) == 1 and words[0][:1].isupper() and end and rest[end.start()] == ",":
+            return words[0]  # "We present Seahorse, a framework for ...": a name with one capital
+        if len(words) >= _MIN_TITLE_WORDS:
+            title = " ".join(words)
+            return title[0].upper() + title[1:]
+    return None
+
+
 def from_title(title: str) -> str:
     """A paper's label from its title: the name before a colon when there is a short one.
 
@@ -262,7 +314,10 @@ def assign(texts: dict[str, str], taken: set[str], titles: dict[str, str] | None
     labels: dict[str, str] = {}
     for pid in sorted(texts):
         title = titles.get(pid)
-        options = [from_title(title), title.strip()] if title else [*candidates(texts[pid]), phrase(texts[pid])]
+        if title:
+            options = [from_title(title), title.strip()]
+        else:
+            options = [*candidates(texts[pid]), *filter(None, [described(texts[pid])]), phrase(texts[pid])]
         label = next((o for o in options if o.lower() not in used), None)
         if label is None:
             base, n = options[0], 2

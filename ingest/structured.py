@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import BadRecordError, FormatError
+from bot.text.wording import plural
 from ingest.decoding import split_lines
 from ingest.records import ABSTRACT_FIELDS, RawRecord, from_mapping
 
@@ -79,7 +80,7 @@ def _capped(file: Path, notes: list[str]) -> list[str]:
     more = len(notes) - _MAX_NOTES
     return [
         *notes[:_MAX_NOTES],
-        f"{file}: {more} more field{'s' if more > 1 else ''} like these stored without their value",
+        f"{file}: {plural(more, 'more field')} like these stored without their value",
     ]
 
 

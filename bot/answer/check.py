@@ -81,6 +81,8 @@ def makes_no_claim(text: str) -> bool:
     stripped = text.strip()
     if stripped in (cites.ABSTAIN_MESSAGE, cites.NO_CITATIONS_MESSAGE) or stripped.endswith(":"):
         return True
+    if cites.is_overview(stripped):
+        return True
     return not content_terms(stripped)
 
 

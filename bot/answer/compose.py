@@ -1,10 +1,11 @@
 """The extractive answer composer: a short cited summary from the abstracts' own sentences.
 
-Needs no language model. It ranks the sentences of the retrieved papers against the
-question (dense similarity plus shared terms), keeps the best few, most relevant first,
-and cites each with `[n]`. "Which papers ..." questions get a list of papers with their key
-sentence. What the question asks for (a list, one paper, a comparison) is read by bot.query.
-It does not search; it is given a SearchResult.
+Needs no language model. Each paper the answer relies on gets a paragraph under its label: what
+it proposes, then what the question asks for (how it works, why, what it found; bot.answer.picks),
+in the abstract's order, each sentence cited with `[n]`. Only papers above the relevance cut that
+triage uses are cited beyond the best one, so the chat and the Triage tab agree. "Which papers
+..." questions list every relevant paper with its contribution; an off-topic question is told
+what the corpus is about instead. It does not search; it is given a SearchResult.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bot.query import Query, as_query
+from bot.answer import picks
+from bot.answer.picks import Pick
+from bot.query import Query, as_query, distinctive
 from bot.settings import AnswerSettings
 from bot.text import citations, sentences
 from bot.text.terms import tokenize, words
+from bot.text.wording import plural
 from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -34,27 +38,22 @@ _PRONOUNS = [
     (re.compile(r"\bour\b"), "their"),
     (re.compile(r"\bus\b"), "them"),
 ]
-
-
-# Sentences that lean on the one before them read poorly on their own.
-_ANAPHORA = re.compile(
-    r"^(?:these|this|such|together|specifically|inspired|it|they|moreover|furthermore|"
-    r"in addition|however|thus|therefore|to this end|to address)\b",
-    re.IGNORECASE,
-)
-_PROPOSAL = re.compile(r"\b(?:we|this paper|this work)\b.{0,60}?\b(?:propose|introduce|present|develop)", re.I)
-_FINDING = re.compile(
-    r"\b(?:experiments?|results?|outperform\w*|achiev\w*|improv\w*|show\w*|demonstrat\w*|reduc\w*)\b",
-    re.IGNORECASE,
+# A clause boundary where a long contribution sentence can end for a list ("..., which ...").
+# Intents asking one thing of a named paper: answered in a paragraph, not point by point.
+_FOCUSED = frozenset({"how", "why", "results"})
+_CLAUSE = re.compile(
+    r"(?:,\s+(?:which|where|whereby|while|thereby|allowing|enabling|and thus|consisting|comprising)\b"
+    r"|;\s+|:\s+|\s+[—–]\s+)"
 )
 
 
 @dataclass(frozen=True)
-class _Scored:
-    hit: Hit
-    sentence: str
-    score: float
-    position: int
+class Context:
+    """What the answer service knows beyond one search: the relevance cut and what the corpus holds."""
+
+    relevant: frozenset[str] | None = None  # paper ids above the relevance cut; None: not computed
+    topics: tuple[tuple[str, int], ...] = ()  # the corpus's most used phrases, with their papers
+    papers: int = 0  # how many papers are stored
 
 
 def third_person(sentence: str) -> str:
@@ -73,33 +72,41 @@ class Composer:
         self._embed = embed
         self._settings = settings
 
-    def compose(self, question: str | Query, result: SearchResult) -> Answer:
+    def compose(self, question: str | Query, result: SearchResult, context: Context | None = None) -> Answer:
         """A cited answer to `question` from the papers in `result`."""
         query = as_query(question)
+        context = context or Context()
         if result.abstained or not result.hits:
-            return self._abstain(query.text, result)
-        listing = query.asks_for_list
+            return self._abstain(query.text, result, context)
         named = _named_papers(query, result, self._settings.named_depth)
-        if len(named) >= 2 and query.asks_to_compare:
+        if len(named) >= 2 and (query.asks_to_compare or query.intent == "compare"):
             return self._compare(query, result, named)
         # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
         one = query.asks_for_summary and not query.mentions_papers
-        if not listing and (named or one or len(result.hits) == 1):
-            return self._paper_summary(query, result, named[0] if named else result.hits[0])
-        relevant = self._listed(result) if listing else self._relevant(result)
-        scored = self._score_sentences(query, relevant)
-        if listing:
-            return self._list(query.text, result, relevant, scored)
-        return self._summary(query.text, result, scored)
+        if not query.asks_for_list and (named or one or len(result.hits) == 1):
+            paper = named[0] if named else result.hits[0]
+            # "How does X decide ...?", "What benchmarks does X use?": what X proposes, then the answer;
+            # "What is X?", "Summarize X": its problem, method and results point by point.
+            if query.intent in _FOCUSED or (query.intent != "summary" and _asks_more(query, paper)):
+                return self._summary(query, result, [paper], self._settings.lead_sentences + 1)
+            return self._paper_summary(query, result, paper)
+        if query.asks_for_list:
+            return self._list(query, result, self._listed(result, context))
+        return self._summary(query, result, self._relevant(result, context))
 
-    def _relevant(self, result: SearchResult) -> list[Hit]:
+    def _relevant(self, result: SearchResult, context: Context) -> list[Hit]:
+        """The best paper, and the others above the relevance cut and close enough in score."""
         best = result.hits[0].score
-        cutoff = self._settings.relative_cutoff * best
-        return [h for h in result.hits if h.score >= cutoff][: self._settings.max_papers]
+        close = [h for h in result.hits[1:] if h.score >= self._settings.relative_cutoff * best]
+        if context.relevant is not None:
+            close = [h for h in close if h.paper.paper_id in context.relevant]
+        return [result.hits[0], *close][: self._settings.summary_papers]
 
-    def _listed(self, result: SearchResult) -> list[Hit]:
-        """Papers for a "which papers" answer: close in score, and about the query's words or
-        about as close in meaning as the best."""
+    def _listed(self, result: SearchResult, context: Context) -> list[Hit]:
+        """Papers for a "which papers" answer: those above the relevance cut (the service searched
+        among them), else those close in score and about the query's words or as close in meaning."""
+        if context.relevant:
+            return [h for h in result.hits if h.paper.paper_id in context.relevant][: self._settings.list_max]
         conf = self._settings
         best = result.hits[0].score
         best_dense = max(h.dense for h in result.hits)
@@ -113,85 +120,66 @@ class Composer:
                 keep.append(hit)
         return keep[: self._settings.list_max]
 
-    def _score_sentences(self, query: Query, hits: list[Hit]) -> list[_Scored]:
-        pairs = [(h, s) for h in hits for s in sentences.split(h.paper.display)]
-        if not pairs:
-            return []
-        vectors = self._embed([query.text] + [s for _, s in pairs])
-        sims = vectors[1:] @ vectors[0]
-        query_terms = set(query.terms)
-        best = hits[0].score or 1.0
+    def _summary(self, query: Query, result: SearchResult, hits: list[Hit], lead: int | None = None) -> Answer:
+        """A paragraph a paper: its label, what it proposes, then what the question asks of it (`lead`
+        sentences of the best paper; settings.lead_sentences unless given)."""
         conf = self._settings
-        out: list[_Scored] = []
-        position: dict[str, int] = {}
-        for (hit, sentence), sim in zip(pairs, sims, strict=True):
-            terms = set(tokenize(sentence))
-            overlap = len(query_terms & terms) / len(query_terms) if query_terms else 0.0
-            index = position.get(hit.paper.paper_id, 0)
-            position[hit.paper.paper_id] = index + 1
-            # e.g. sim 0.55, overlap 0.5, paper at 0.8 of the best -> (0.385 + 0.15) * (0.5 + 0.4) = 0.48
-            weight = conf.paper_floor + (1 - conf.paper_floor) * hit.score / best
-            relevance = (conf.sentence_dense_weight * float(sim) + conf.sentence_overlap_weight * overlap) * weight
-            if _ANAPHORA.match(sentence):
-                relevance *= conf.anaphora_penalty
-            out.append(_Scored(hit, sentence, relevance, index))
-        return out
-
-    def _summary(self, question: str, result: SearchResult, scored: list[_Scored]) -> Answer:
-        ranked = sorted(scored, key=lambda s: -s.score)
-        if not ranked:
-            return self._abstain(question, result)
-        conf = self._settings
-        floor = conf.sentence_floor * ranked[0].score
-        chosen: list[_Scored] = []
-        per_paper: dict[str, int] = {}
-        for item in ranked:
-            pid = item.hit.paper.paper_id
-            if len(chosen) >= conf.max_sentences or item.score < floor:
-                break
-            if per_paper.get(pid, 0) >= conf.sentences_per_paper or len(item.sentence) < conf.min_sentence_chars:
-                continue
-            per_paper[pid] = per_paper.get(pid, 0) + 1
-            chosen.append(item)
-        numbers = _numbering(chosen)
+        blocks: list[str] = []
         parts: list[AnswerSentence] = []
-        for item in chosen:
-            n = numbers[item.hit.paper.paper_id]
-            parts.append(AnswerSentence(third_person(item.sentence), (n,), item.sentence))
-        markdown = " ".join(citations.cite(p.text, p.citations) for p in parts)
+        cited: list[Hit] = []
+        # The paper whose sentences answer the question best leads, whatever its search rank.
+        scored = [(hit, mine) for hit in hits if (mine := picks.scored(self._embed, query, hit, conf))]
+        best = {hit.paper.paper_id: max(p.score for p in mine) for hit, mine in scored}
+        top = max(best.values(), default=0.0)
+        scored = [(h, m) for h, m in scored if best[h.paper.paper_id] >= conf.paper_floor * top]
+        for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
+            count = (lead or conf.lead_sentences) if not cited else conf.other_sentences
+            chosen = picks.choose(mine, query.intent, count, conf)
+            if not chosen:
+                continue
+            cited.append(hit)
+            block, said = _paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
+            blocks.append(block)
+            parts += said
+        if not cited:
+            return self._abstain(query.text, result, Context())
         return Answer(
-            question=question,
-            markdown=markdown,
+            question=query.text,
+            markdown="\n\n".join(blocks),
             abstained=False,
-            citations=_citations(chosen, numbers),
+            citations=tuple(Citation(n, h.paper) for n, h in enumerate(cited, start=1)),
             sentences=tuple(parts),
             hits=result.hits,
         )
 
-    def _roles(self, query: Query, hit: Hit, extra: bool = True) -> list[tuple[str, _Scored]]:
+    def _roles(self, query: Query, hit: Hit, extra: bool = True) -> list[tuple[str, Pick]]:
         """One abstract's problem, method and results sentences (and the one closest to the
-        question, when `extra`), in the abstract's own order."""
-        scored = self._score_sentences(query, [hit])
+        question, when `extra`; without it, for a comparison, no problem either), in the abstract's order."""
+        scored = picks.scored(self._embed, query, hit, self._settings)
         if not scored:
             return []
-        by_position = sorted(scored, key=lambda s: s.position)
-        roles = {by_position[0].position: "Problem"}  # the problem it starts from
-        proposal = next((s for s in by_position if _PROPOSAL.search(s.sentence)), None)
-        if proposal is not None:
-            roles[proposal.position] = "Method"
-        after = [s for s in by_position if s.position > max(roles) and _FINDING.search(s.sentence)]
-        if after:
-            roles[after[0].position] = "Results"
-        others = [s for s in scored if s.position not in roles]
-        if extra and others and len(roles) < 4:
-            roles[max(others, key=lambda s: s.score).position] = "Also"
-        return [(roles[s.position], s) for s in by_position if s.position in roles]
+        chosen: dict[int, str] = {}
+        problem = [p for p in scored if p.sentence.role == "problem"]
+        if problem and extra:
+            chosen[problem[0].sentence.position] = "Problem"  # the problem the abstract starts from
+        lead = picks.choose(scored, "what", 1, self._settings)  # the contribution
+        if lead:
+            chosen.setdefault(lead[0].sentence.position, "Method")
+        findings = [p for p in scored if p.sentence.role == "finding" and p.sentence.position not in chosen]
+        findings = [p for p in findings if not p.sentence.leans_back or p.sentence.position - 1 in chosen]
+        if findings:  # the finding that says most: closest to the question, numbers counting for more
+            best = max(findings, key=lambda p: p.score + self._settings.number_bonus * min(p.sentence.numbers, 2))
+            chosen[best.sentence.position] = "Results"
+        others = [p for p in scored if p.sentence.position not in chosen and not p.sentence.leans_back]
+        if extra and others and len(chosen) < 4:
+            chosen[max(others, key=lambda p: p.score).sentence.position] = "Also"
+        return [(chosen[p.sentence.position], p) for p in scored if p.sentence.position in chosen]
 
     def _paper_summary(self, query: Query, result: SearchResult, hit: Hit) -> Answer:
         """What one paper is about, point by point: its problem, what it proposes, what it finds."""
         roles = self._roles(query, hit)
         if not roles:
-            return self._abstain(query.text, result)
+            return self._abstain(query.text, result, Context())
         block, parts = _points(hit, roles, 1)
         return Answer(
             question=query.text,
@@ -220,33 +208,50 @@ class Composer:
             hits=result.hits,
         )
 
-    def _list(self, question: str, result: SearchResult, hits: list[Hit], scored: list[_Scored]) -> Answer:
-        key: dict[str, _Scored] = {}
-        for item in scored:
-            pid = item.hit.paper.paper_id
-            if pid not in key or item.score > key[pid].score:
-                key[pid] = item
-        chosen = [key[h.paper.paper_id] for h in hits if h.paper.paper_id in key]
-        numbers = _numbering(chosen)
+    def _list(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
+        """Every relevant paper with one clause on its contribution."""
+        chosen: list[tuple[Hit, Pick]] = []
+        for hit in hits:
+            # The contribution, unless another sentence says much better why the paper matches.
+            scored = picks.scored(self._embed, query, hit, self._settings)
+            lead = picks.choose(scored, "which", 1, self._settings)
+            usable = [
+                p
+                for p in scored
+                if not p.sentence.leans_back and len(p.sentence.source) >= self._settings.min_sentence_chars
+            ]
+            closest = max(usable, key=lambda p: p.score, default=None)
+            if lead and closest and lead[0].score < self._settings.next_sentence_floor * closest.score:
+                lead = [closest]
+            if lead:
+                chosen.append((hit, lead[0]))
+        if not chosen:
+            return self._abstain(query.text, result, Context())
         parts: list[AnswerSentence] = []
-        lines = [f"{len(chosen)} paper{'s' if len(chosen) != 1 else ''} in the corpus match:", ""]
-        for item in chosen:
-            n = numbers[item.hit.paper.paper_id]
-            text = third_person(item.sentence)
-            parts.append(AnswerSentence(text, (n,), item.sentence))
-            lines.append(f"- **{item.hit.paper.label}**: {citations.cite(text, (n,))}")
+        verb = "matches" if len(chosen) == 1 else "match"
+        lines = [f"{plural(len(chosen))} in the corpus {verb}:", ""]
+        for n, (hit, pick) in enumerate(chosen, start=1):
+            text = _clause(third_person(pick.sentence.text), self._settings.list_clause_words)
+            parts.append(AnswerSentence(text, (n,), pick.sentence.source))
+            lines.append(f"- **{hit.paper.label}**: {citations.cite(text, (n,))}")
         return Answer(
-            question=question,
+            question=query.text,
             markdown="\n".join(lines),
             abstained=False,
-            citations=_citations(chosen, numbers),
+            citations=tuple(Citation(n, h.paper) for n, (h, _) in enumerate(chosen, start=1)),
             sentences=tuple(parts),
             hits=result.hits,
         )
 
-    def _abstain(self, question: str, result: SearchResult) -> Answer:
-        nearest = list(result.hits[: self._settings.abstain_nearest])
+    def _abstain(self, question: str, result: SearchResult, context: Context) -> Answer:
+        """Nothing answers the question: say what the corpus is about (when known) instead of citing papers;
+        a follow-up restricted to earlier papers names those nearest instead."""
         parts = [AnswerSentence(citations.ABSTAIN_MESSAGE, ())]
+        if context.topics:
+            about = ", ".join(f"{phrase} ({plural(n)})" for phrase, n in context.topics)
+            parts.append(AnswerSentence(citations.overview(context.papers, about), ()))
+            return Answer(question, " ".join(p.text for p in parts), True, (), tuple(parts), result.hits)
+        nearest = list(result.hits[: self._settings.abstain_nearest])
         numbers = {h.paper.paper_id: i for i, h in enumerate(nearest, start=1)}
         if nearest:
             most = self._settings.gist_words  # numbered as in `numbers`: a search lists each paper once
@@ -263,9 +268,38 @@ class Composer:
         )
 
 
-def _points(hit: Hit, roles: list[tuple[str, _Scored]], n: int) -> tuple[str, list[AnswerSentence]]:
+def _paragraph(hit: Hit, chosen: list[Pick], n: int, most: int, asked: set[str]) -> tuple[str, list[AnswerSentence]]:
+    """A paper's label in bold, then its chosen sentences, each cited; a sentence longer than `most`
+    words ends at a clause boundary unless the rest says what was `asked` (index terms) and the
+    start does not. Example: '**X**: The authors ... [1].'"""
+
+    def short(text: str) -> str:
+        cut = _clause(text, most)
+        said = set(tokenize(cut))
+        return text if cut != text and (set(tokenize(text)) - said) & asked else cut
+
+    parts = [AnswerSentence(short(third_person(p.sentence.text)), (n,), p.sentence.source) for p in chosen]
+    text = " ".join(citations.cite(p.text, p.citations) for p in parts)
+    return f"**{hit.paper.label}**: {text}", parts
+
+
+def _clause(sentence: str, most: int) -> str:
+    """A long sentence cut at its first clause boundary after a few words, for a list; short ones whole.
+
+    Example: _clause("The authors propose X, which does Y and Z.", 4) -> 'The authors propose X.'
+    """
+    if len(sentence.split()) <= most:
+        return sentence
+    for match in _CLAUSE.finditer(sentence):
+        head = sentence[: match.start()].rstrip(" ,;")
+        if len(head.split()) >= 8:
+            return head + "."
+    return sentence
+
+
+def _points(hit: Hit, roles: list[tuple[str, Pick]], n: int) -> tuple[str, list[AnswerSentence]]:
     """A paper's label, then one cited line per role. Example: '**X**\n- Problem: ... [1].'"""
-    parts = [AnswerSentence(third_person(s.sentence), (n,), s.sentence) for _, s in roles]
+    parts = [AnswerSentence(third_person(p.sentence.text), (n,), p.sentence.source) for _, p in roles]
     lines = [f"- {role}: {citations.cite(p.text, p.citations)}" for (role, _), p in zip(roles, parts, strict=True)]
     return "\n".join([f"**{hit.paper.label}**", *lines]), parts
 
@@ -273,8 +307,21 @@ def _points(hit: Hit, roles: list[tuple[str, _Scored]], n: int) -> tuple[str, li
 def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
     """The papers among the `depth` best whose labels the question names ("What is CausalBind?"), in the
     question's order."""
-    found = [(at, hit) for hit in result.hits[:depth] if (at := query.label_position(hit.paper.label)) is not None]
+    found = [
+        (at, hit)
+        for hit in result.hits[:depth]
+        if distinctive(hit.paper.label) and (at := query.label_position(hit.paper.label)) is not None
+    ]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
+
+
+def _asks_more(query: Query, hit: Hit) -> bool:
+    """Whether the question asks something particular of the paper it names, beyond what it is.
+
+    Example: "What benchmarks does CURE use?" -> True; "What is CURE?" -> False
+    """
+    label = set(tokenize(hit.paper.label))
+    return any(not set(tokenize(w)) <= label for w in query.words)
 
 
 def _gist(hit: Hit, most: int) -> str:
@@ -284,15 +331,3 @@ def _gist(hit: Hit, most: int) -> str:
     first = (sentences.split(hit.paper.display) or [hit.paper.display])[0]
     cut = words(first)[:most]
     return " ".join(first.split()[: len(cut)]).rstrip(",;:") + "…"
-
-
-def _numbering(chosen: list[_Scored]) -> dict[str, int]:
-    numbers: dict[str, int] = {}
-    for item in chosen:
-        numbers.setdefault(item.hit.paper.paper_id, len(numbers) + 1)
-    return numbers
-
-
-def _citations(chosen: list[_Scored], numbers: dict[str, int]) -> tuple[Citation, ...]:
-    papers = {item.hit.paper.paper_id: item.hit.paper for item in chosen}
-    return tuple(Citation(n, papers[pid]) for pid, n in sorted(numbers.items(), key=lambda x: x[1]))

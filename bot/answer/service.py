@@ -16,8 +16,9 @@ import numpy as np
 
 from bot.answer import generate
 from bot.answer.check import CheckedAnswer, check_answer, check_text
-from bot.answer.compose import Composer
+from bot.answer.compose import Composer, Context
 from bot.errors import GeneratorError, QueryError
+from bot.query import parse
 from bot.search import followup
 from bot.search.service import SearchService
 from bot.settings import AnswerSettings, CheckSettings, GeneratorSettings
@@ -68,11 +69,56 @@ class AnswerService:
         backend = self._backend(generator)
         known = list(self.search.papers().values()) if previous is not None else []
         asked = [followup.resolve(q, previous, self.search.settings, known) for q in questions]
+        asked = self._untangle(asked)
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.search.settings.k, self.settings.list_max)
         results = self.search.search_followups(asked, k)
-        pairs = zip(asked, results, strict=True)
-        return [self._as_asked(f, self.answer_stream(f.standalone, r, backend)) for f, r in pairs]
+        contexts = self._contexts(asked, results)
+        out = []
+        for f, (result, context) in zip(asked, contexts, strict=True):
+            out.append(self._as_asked(f, self.answer_stream(f.standalone, result, backend, context)))
+        return out
+
+    def _untangle(self, asked: list[followup.Followup]) -> list[followup.Followup]:
+        """Tentative follow-ups (a pronoun after a few words of the question's own) that are, by
+        themselves, about other papers than the previous answer's are new searches instead."""
+        tentative = [f for f in asked if f.tentative]
+        if not tentative:
+            return asked
+        about = dict(
+            zip((f.question for f in tentative), self.search.relevant([f.question for f in tentative]), strict=True)
+        )
+        out = []
+        for f in asked:
+            own = about.get(f.question) if f.tentative else None
+            if own is not None and own.scores and not set(own.scores) & set(f.paper_ids):
+                f = followup.Followup(f.question, f.question)
+            out.append(f)
+        return out
+
+    def _contexts(
+        self, asked: list[followup.Followup], results: list[SearchResult]
+    ) -> list[tuple[SearchResult, Context | None]]:
+        """Each question's search with what the composer needs beyond it: the papers above the relevance
+        cut triage uses, and what the corpus is about (said when nothing answers). A "which papers"
+        question is searched again among every paper above the cut for its topic, so that its list is
+        triage's, not a top-k sample. A follow-up about earlier papers keeps them all."""
+        topics = tuple(self.search.topics(self.settings.overview_topics))
+        stored = len(self.search.papers())
+        texts = [parse(f.standalone).topic if parse(f.standalone).asks_for_list else f.standalone for f in asked]
+        open_ones = [t for f, t in zip(asked, texts, strict=True) if not f.paper_ids]
+        relevant = iter(self.search.relevant(open_ones) if open_ones else [])
+        out: list[tuple[SearchResult, Context | None]] = []
+        for f, result in zip(asked, results, strict=True):
+            if f.paper_ids:
+                out.append((result, Context(topics=(), papers=stored)))
+                continue
+            cut = next(relevant)
+            ids = frozenset(cut.scores)
+            if parse(f.standalone).asks_for_list and ids and not result.abstained:
+                result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores[p]))
+            out.append((result, Context(relevant=ids, topics=topics, papers=stored)))
+        return out
 
     def _backend(self, generator: str | None) -> str:
         backend = generator or self.generator.backend
@@ -95,10 +141,13 @@ class AnswerService:
                 restricted_labels=tuple(papers[p].label if p in papers else p for p in asked.paper_ids),
             )
 
-    def answer_stream(self, question: str, result: SearchResult, backend: str) -> Stream:
+    def answer_stream(
+        self, question: str, result: SearchResult, backend: str, context: Context | None = None
+    ) -> Stream:
         """Like ask_stream, for a search already made. A model that fails, times out or is missing
-        never fails the answer: the extractive one comes instead, with a notice saying what failed."""
-        composer = Composer(self.embed, self.settings)
+        never fails the answer: the extractive one comes instead, with a notice saying what failed.
+        `context` (the relevance cut, the corpus's topics) shapes the extractive answer."""
+        composer = _Bound(Composer(self.embed, self.settings), context)
         if backend != "extractive" and (result.abstained or not result.hits):
             notice = f"No retrieved abstract is about this question, so the {backend} model was not asked."
             answer = replace(composer.compose(question, result), notice=notice)
@@ -126,6 +175,17 @@ class AnswerService:
         answer = check_answer(answer, self.embed, self.check)
         yield from sentences.pieces(answer.markdown)
         yield answer
+
+
+class _Bound:
+    """A composer with one question's context."""
+
+    def __init__(self, composer: Composer, context: Context | None) -> None:
+        self.composer = composer
+        self.context = context
+
+    def compose(self, question: str, result: SearchResult) -> Answer:
+        return self.composer.compose(question, result, self.context)
 
 
 def _last(stream: Stream) -> Answer:

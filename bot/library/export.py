@@ -35,6 +35,7 @@ from bibtexparser.model import Entry, Field
 
 from bot.errors import QueryError
 from bot.render.markdown import escape
+from bot.text.wording import plural
 from bot.types import Paper
 
 FORMATS = ("bibtex", "ris", "csv", "markdown")
@@ -222,7 +223,7 @@ def _cell(text: str) -> str:
 
 def to_markdown(papers: list[Paper], heading: str = "Papers") -> str:
     """A numbered list: title, authors, venue and year, link, id, then the abstract as a quote."""
-    lines = [f"# {escape(heading)}", "", f"{len(papers)} paper{'s' if len(papers) != 1 else ''}.", ""]
+    lines = [f"# {escape(heading)}", "", f"{plural(len(papers))}.", ""]
     for n, p in enumerate(papers, start=1):
         meta = [escape(", ".join(p.authors))] if p.authors else []
         where = " ".join(str(x) for x in (p.venue, p.year) if x)

@@ -69,7 +69,7 @@ def similar_text(result: SimilarResult) -> str:
 
 def reading_list_text(reading: ReadingList) -> str:
     """A reading list for a terminal, numbered in the order the papers were added."""
-    lines = [f"{reading.name}: {len(reading.papers)} paper{'s' if len(reading.papers) != 1 else ''}"]
+    lines = [f"{reading.name}: {plural(len(reading.papers))}"]
     for n, p in enumerate(reading.papers, start=1):
         lines.append(f"{n:>3}. {p.label}  {p.paper_id}" + (f"  {p.title}" if p.title else ""))
     for missing in reading.missing:
@@ -81,4 +81,4 @@ def list_names_text(names: list[tuple[str, int]]) -> str:
     """Example: list_names_text([("to read", 3)]) -> 'to read  (3 papers)'"""
     if not names:
         return "No reading lists yet; start one with `paperbot list add NAME ID_OR_LABEL...`."
-    return "\n".join(f"{name}  ({count} paper{'s' if count != 1 else ''})" for name, count in names)
+    return "\n".join(f"{name}  ({plural(count)})" for name, count in names)

@@ -17,6 +17,7 @@ from typing import Any
 from bot.errors import QueryError
 from bot.query import (
     Query,
+    distinctive,
     label_position,
     parse,
     replace_collective,
@@ -27,7 +28,10 @@ from bot.query import (
 )
 from bot.settings import RetrievalSettings
 from bot.text.terms import query_words
+from bot.text.wording import plural
 from bot.types import Answer, Citation, Paper
+
+_ORDINAL_WORDS = {1: "second", 2: "third", 3: "fourth", 4: "fifth", 5: "sixth", -1: "last", 0: "first"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,9 @@ class Followup:
     standalone: str  # what is searched and shown; the question itself when it stands alone
     paper_ids: tuple[str, ...] = ()  # search only among these papers (empty: the whole corpus)
     kind: str = "new"  # new, paper (one paper), compare, papers, filter or continue
+    # Taken as a follow-up on a pronoun alone, after a few words of its own: a new search instead when
+    # the question by itself is about other papers (bot.answer.service decides, with the relevance cut).
+    tentative: bool = False
 
 
 def resolve(
@@ -59,14 +66,26 @@ def resolve(
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question
-    named, text = _references(question, cited)
-    if query.compares:
-        if len(papers) == 1 and query.singular:  # "compare it with ASCPO"
+    # A question that names its own subject is a new search, whatever pronouns it uses: "... by
+    # recording the undo action and playing it backwards?". A pronoun leans on the previous answer
+    # when it comes before the question names anything ("how well does it hold up ...?") or the
+    # question is very short ("does any real data back this up?"); bare ordinals ("the first step")
+    # and labels count only in brief ones.
+    lead = query.pronoun_lead
+    brief = len(query.words) <= settings.pronoun_words
+    leaning = lead is not None and (lead <= settings.pronoun_lead + 1 or brief)
+    tentative = leaning and not brief and lead is not None and lead > settings.pronoun_lead and not query.pointing
+    named, text = _references(question, cited, brief)
+    collective = query.collective and (leaning or query.pointing)
+    singular = query.singular and (leaning or query.pointing)
+    refers = bool(named) or leaning or query.pointing or brief
+    if query.compares and refers:
+        if len(papers) == 1 and singular:  # "compare it with ASCPO"
             named, text = [*named, *papers], replace_singular(text, papers[0].label)
         # Papers named by label that the previous answer did not cite ("compare [1] with CURE").
         others = [p for p in known if p.paper_id not in {n.paper_id for n in papers}]
         named = _in_order(text, named + [p for p in others if label_position(text, p.label) is not None])
-    if query.compares and (len(named) >= 2 or (not named and query.collective)):
+    if query.compares and refers and (len(named) >= 2 or (not named and collective)):
         named = named or papers
         rest = without_comparison(text)
         for paper in named:
@@ -81,10 +100,11 @@ def resolve(
     if query.filter is not None:
         verb = "" if query.filter.asks_which else "are "
         return Followup(question, f"Which papers {verb}{query.filter.predicate}?", _ids(papers), "filter")
-    if query.collective or (len(papers) == 1 and query.singular):
+    if collective or (len(papers) == 1 and singular) or (leaning and not query.singular):
         one = papers[0].label
         rewritten = replace_collective(question, "these papers") if len(papers) > 1 else replace_singular(question, one)
-        return Followup(question, _join_questions(topic, _sentence(rewritten)), _ids(papers), "continue")
+        asked = _join_questions(topic, _sentence(rewritten))
+        return Followup(question, asked, _ids(papers), "continue", tentative=tentative and not named)
     if query.continues and len(query.words) <= settings.continue_words:
         return Followup(question, _join_questions(topic, _sentence(question)), (), "continue")
     return Followup(question, question)
@@ -113,11 +133,13 @@ def _check_markers(query: Query, cited: list[int]) -> None:
         raise QueryError(f"the previous answer cites {have}{gone}; there is no [{missing[0]}] in it, so {use}.")
 
 
-def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], str]:
+def _references(question: str, cited: dict[int, Paper], short: bool = True) -> tuple[list[Paper], str]:
     """The previous answer's papers that `question` points at, and the question with each pointer
     replaced by the paper's label ("what does [3] propose?" -> "what does CURE propose?").
 
-    `[n]` and "paper n" are citation numbers; "the second one" counts the cited papers in order.
+    `[n]` and "paper n" are citation numbers; "the second one" counts the cited papers in order (a
+    bare ordinal, "the first", only in a `short` question); a label counts only when it is a name
+    (`distinctive`), not a phrase that is also a topic. An ordinal past the last paper is an error.
     """
     papers = list(cited.values())
     found: list[Paper] = []
@@ -135,12 +157,21 @@ def _references(question: str, cited: dict[int, Paper]) -> tuple[list[Paper], st
         paper = take(cited.get(number))
         return paper.label if paper is not None else None
 
-    def by_ordinal(index: int) -> str | None:
-        paper = take(papers[index] if -len(papers) <= index < len(papers) else None)
+    def by_ordinal(index: int, noun: bool) -> str | None:
+        if not (noun or short):
+            return None
+        if not -len(papers) <= index < len(papers):
+            have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
+            raise QueryError(
+                f"the previous answer cites {plural(len(papers))} ({have}); there is no {_ORDINAL_WORDS[index]} one, "
+                "so ask about one of those, or ask a new question"
+            )
+        paper = take(papers[index])
         return paper.label if paper is not None else None
 
     text = rewrite_references(question, by_marker, by_number, by_ordinal)
-    found += [p for p in papers if label_position(text, p.label) is not None]
+    if short or found:  # "how does ASCPO differ from Cal-SPI?", "compare [1] with CURE"
+        found += [p for p in papers if distinctive(p.label) and label_position(text, p.label) is not None]
     return _in_order(text, found), text
 
 

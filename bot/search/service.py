@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.errors import QueryError
+from bot.search import overview
 from bot.search.followup import Followup
+from bot.search.relevance import Relevant, relevant
 from bot.search.retrieve import Embed, Retriever
-from bot.settings import RetrievalSettings
+from bot.settings import RetrievalSettings, TriageSettings
 from bot.store import Store
 from bot.types import Paper, SearchResult
 
@@ -21,11 +23,15 @@ from bot.types import Paper, SearchResult
 class SearchService:
     """Hybrid search of one store, shared by the threads of a process."""
 
-    def __init__(self, store: Store, embed: Embed, settings: RetrievalSettings) -> None:
+    def __init__(
+        self, store: Store, embed: Embed, settings: RetrievalSettings, triage: TriageSettings | None = None
+    ) -> None:
         self.store = store
         self.embed = embed
         self.settings = settings
+        self.triage = triage or TriageSettings.model_validate({})
         self._retriever: Retriever | None = None
+        self._topics: tuple[int, list[tuple[str, int]]] | None = None
 
     def retriever(self) -> Retriever:
         """The retriever over the current corpus (made again when the store changes)."""
@@ -40,11 +46,30 @@ class SearchService:
         """The papers searched now, by id."""
         return self.retriever().corpus.papers
 
+    def relevant(self, texts: list[str]) -> list[Relevant]:
+        """The papers each text is about, cut as triage cuts (bot.search.relevance): what an answer may cite."""
+        corpus = self.retriever().corpus
+        if not texts:
+            return []
+        vectors = self.embed(texts)
+        return [relevant(corpus, text, vector, self.triage) for text, vector in zip(texts, vectors, strict=True)]
+
+    def topics(self, most: int) -> list[tuple[str, int]]:
+        """The phrases the most stored abstracts use, with how many use each (bot.search.overview)."""
+        corpus = self.retriever().corpus
+        if self._topics is None or self._topics[0] != corpus.version:
+            self._topics = (corpus.version, overview.topics((p.display for p in corpus.papers.values()), most))
+        return self._topics[1][:most]
+
     def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
         """The `k` best papers for each query (default `settings.k`), or an abstention."""
         if k is not None and k < 1:
             raise QueryError(f"--k {k}: give a positive number of papers")
         return self.retriever().search_many(queries, k)
+
+    def search_among(self, query: str, paper_ids: list[str]) -> SearchResult:
+        """`query` searched among these papers only, every one of them ranked with its full scores."""
+        return self.retriever().search_many([query], max(1, len(paper_ids)), only=tuple(paper_ids))[0]
 
     def search_followups(self, asked: list[Followup], k: int) -> list[SearchResult]:
         """Each standalone question searched, `k` papers deep; a follow-up about earlier papers is

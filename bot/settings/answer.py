@@ -17,6 +17,64 @@ class AnswerSettings(BaseModel):
 
     max_papers: int = Field(5, ge=1, description="Most papers cited in one answer.")
     max_sentences: int = Field(5, ge=1, description="Most sentences in a summary.")
+    summary_papers: int = Field(
+        3,
+        ge=1,
+        description="Most papers a summary answer relies on: the best one and those above the relevance cut. Set "
+        "by hand: a strong writer summarising three retrieved abstracts was judged best (docs/answers.md).",
+    )
+    lead_sentences: int = Field(
+        3,
+        ge=1,
+        description="Sentences of the best paper in a summary: its contribution, then what the question asks "
+        "(how it works, why, what it found). Set by hand, judged in docs/answers.md.",
+    )
+    other_sentences: int = Field(
+        1,
+        ge=1,
+        description="Sentences of each further paper in a summary (its contribution). Set by hand, judged in "
+        "docs/answers.md.",
+    )
+    number_bonus: float = Field(
+        0.05,
+        ge=0,
+        description="Added to a finding's score for each number it states (at most two): results with numbers "
+        "say more. Set by hand.",
+    )
+    intent_bonus: float = Field(
+        0.05,
+        ge=0,
+        description="Added to a sentence's score when its role is what the question's intent asks for (how it "
+        "works, the problem for 'why', findings for 'what results'). Set by hand, judged in docs/answers.md.",
+    )
+    next_sentence_floor: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="After a paper's contribution and its best answering sentence, a further sentence is added "
+        "only when it scores at least this share of that one: blind judges marked answers padded. Set by hand, "
+        "judged in docs/answers.md.",
+    )
+    paper_floor: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="A further paper joins a summary only when its best sentence scores at least this share of "
+        "the leading paper's best: judges marked a loosely related second paper as padding. Set by hand, judged "
+        "in docs/answers.md.",
+    )
+    list_clause_words: int = Field(
+        30,
+        ge=8,
+        description="A 'which papers' line longer than this many words ends at its first clause boundary after "
+        "eight words (', which', ';'). Set by hand.",
+    )
+    sentence_words: int = Field(
+        60,
+        ge=8,
+        description="A summary sentence longer than this many words ends at its first clause boundary after eight "
+        "words (', consisting of', ':'), so one sentence cannot fill an answer. Set by hand.",
+    )
     list_max: int = Field(10, ge=1, description="Most papers in a 'which papers' answer.")
     relative_cutoff: float = Field(
         0.6,
@@ -38,31 +96,12 @@ class AnswerSettings(BaseModel):
         description="Weight of the share of the question's index terms the sentence contains, in its score. Set by "
         "hand with the first composer, not tuned.",
     )
-    paper_floor: float = Field(
-        0.5,
-        ge=0,
-        le=1,
-        description="A sentence's score is multiplied by paper_floor + (1 - paper_floor) x its paper's score / the "
-        "best paper's score: sentences of weaker papers count less, but still count. Set by hand, not tuned.",
-    )
-    anaphora_penalty: float = Field(
-        0.85,
-        ge=0,
-        le=1,
-        description="Factor on the score of a sentence that leans on the one before it ('These results ...', "
-        "'However, ...'), which reads poorly on its own. Set by hand, not tuned.",
-    )
     sentence_floor: float = Field(
         0.6,
         ge=0,
         le=1,
-        description="A summary keeps only sentences scoring at least this share of the best sentence. Set by hand "
-        "with the first composer, not tuned.",
-    )
-    sentences_per_paper: int = Field(
-        2,
-        ge=1,
-        description="Most sentences of one paper in a summary, so that one abstract cannot fill it. Set by hand.",
+        description="A summary keeps only sentences scoring at least this share of the best sentence, and only "
+        "papers whose best sentence scores at least this share of the best paper's. Set by hand, not tuned.",
     )
     min_sentence_chars: int = Field(
         25,
@@ -112,6 +151,12 @@ class AnswerSettings(BaseModel):
         ge=1,
         description="How many of the best papers are checked for labels the question names ('What is CausalBind?', "
         "'compare Cal-SPI and ASCPO'); chosen to match the default search depth (retrieval.k).",
+    )
+    overview_topics: int = Field(
+        6,
+        ge=0,
+        description="Phrases an answer that finds nothing uses to say what the corpus is about (bot.search.overview), "
+        "instead of citing papers. Set by hand.",
     )
     abstain_nearest: int = Field(
         3,

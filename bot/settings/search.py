@@ -62,6 +62,22 @@ class RetrievalSettings(BaseModel):
         "containing at least this share of its words (the idf-weighted coverage of search). Set by hand; "
         "on the seeds it keeps exactly the earlier papers naming MuJoCo (tests/bot/search/test_followup.py).",
     )
+    pronoun_lead: int = Field(
+        1,
+        ge=0,
+        description="A pronoun ('it', 'they', 'this') refers to the previous answer's papers when at most this many "
+        "content words come before it ('how well does it hold up ...?'); after more, the question has named its own "
+        "subject ('... recording the undo action and playing it backwards?'). With one word more it is a follow-up "
+        "only if the question alone is not about other papers ('What is parallel averaging, and how did it do ...?' "
+        "is a new search; 'Which LLMs and benchmarks did they test it on?' is not). Set by hand on "
+        "tests/data/answers/questions.jsonl (docs/answers.md).",
+    )
+    pronoun_words: int = Field(
+        4,
+        ge=0,
+        description="Or: a question with a pronoun and at most this many content words leans on the previous answer "
+        "('does any real data back this up?'). Set by hand, as pronoun_lead.",
+    )
     continue_words: int = Field(
         6,
         ge=0,

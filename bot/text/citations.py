@@ -15,6 +15,20 @@ import re
 # Said whenever the corpus holds nothing about the question; code, prompts and tests share it.
 ABSTAIN_MESSAGE = "I found nothing in these abstracts that answers this question."
 NO_CITATIONS_MESSAGE = "The answer below cites no abstract, so it cannot be checked."
+# What an answer that finds nothing says instead of citing papers: what the corpus is about.
+_OVERVIEW = "abstracts here are mostly about"
+
+
+def overview(papers: int, about: str) -> str:
+    """The sentence saying what the corpus is about. Example: overview(53, "RL (25 papers)")
+    -> 'The 53 abstracts here are mostly about RL (25 papers).'"""
+    return f"The {papers} {_OVERVIEW} {about}." if papers else f"The {_OVERVIEW} {about}."
+
+
+def is_overview(text: str) -> bool:
+    """Whether `text` is the sentence `overview` writes (it describes the corpus, not a finding)."""
+    return _OVERVIEW in text and text.startswith("The ")
+
 
 _NUMBERS = r"\d+(?:\s*,\s*\d+)*"  # "2" or "1, 3"
 # The strict marker answers are written with: "[2]", "[1, 3]"; group 1 holds the numbers.

@@ -10,6 +10,7 @@ import pytest
 from bot.query import (
     Filter,
     as_query,
+    distinctive,
     label_position,
     parse,
     replace_collective,
@@ -169,15 +170,15 @@ def test_rewrite_references_replaces_markers_numbers_and_ordinals_in_that_order(
         seen.append(f"number {n}")
         return labels.get(n)
 
-    def by_ordinal(index: int) -> str | None:
-        seen.append(f"ordinal {index}")
+    def by_ordinal(index: int, noun: bool) -> str | None:
+        seen.append(f"ordinal {index}{' one' if noun else ''}")
         return list(labels.values())[index]
 
     text = "compare [1] with paper 3, the last one and [9] in [0, 1]"
     assert rewrite_references(text, by_marker, by_number, by_ordinal) == (
         "compare Cal-SPI with CURE, CURE and [9] in [0, 1]"
     )
-    assert seen == ["marker [1]", "marker [9]", "number 3", "ordinal -1"]  # the interval is never offered
+    assert seen == ["marker [1]", "marker [9]", "number 3", "ordinal -1 one"]  # the interval is never offered
 
 
 def test_labels_are_found_and_removed_as_whole_words() -> None:
@@ -192,3 +193,41 @@ def test_collective_singular_and_comparison_words_are_rewritten() -> None:
     assert replace_singular("what are its limitations?", "CURE") == "what are CURE's limitations?"
     assert replace_singular("how does it beat it?", "CURE") == "how does CURE beat it?"  # the first only
     assert without_comparison("how do they compare on data?").split() == ["how", "do", "on", "data?"]
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("Which papers use GRPO?", "which"),
+        ("How does CausalBind find binding contacts?", "how"),
+        ("Why does SFT before RL cause drift?", "why"),
+        ("What results does CURE report on MuJoCo?", "results"),
+        ("Compare CURE and SORT", "compare"),
+        ("Summarize the work on protein screening", "summary"),
+        ("What is off-policy evaluation?", "what"),
+    ],
+)
+def test_a_question_says_what_the_answer_should_lead_with(text: str, intent: str) -> None:
+    assert parse(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("label", "named"),
+    [
+        ("Q-MMR", True),
+        ("CausalBind", True),
+        ("χ-Bench", True),
+        ("Qwen3-Judge", True),
+        ("Off-policy evaluation", False),
+        ("Imitation Learning", False),
+        ("Modern training pipelines", False),
+    ],
+)
+def test_only_a_distinctive_label_is_a_name_a_question_can_mean(label: str, named: bool) -> None:
+    assert distinctive(label) is named
+
+
+def test_a_pronoun_after_a_name_does_not_lean_on_an_earlier_answer() -> None:
+    assert parse("how well does it work?").pronoun_lead == 1
+    assert parse("summarize CRAFT and what it contributes").pronoun_lead is None
+    assert parse("What is GRPO?").pronoun_lead is None

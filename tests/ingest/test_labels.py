@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ingest.labels import assign, candidates, phrase
+import pytest
+
+from ingest.labels import assign, candidates, described, phrase
 
 
 def test_candidates_find_the_introduced_name() -> None:
@@ -101,3 +103,27 @@ def test_titled_papers_are_labelled_from_their_title():
         {"p1": "FooNet: fast nets", "p2": "FooNet: faster nets"},
     )
     assert got["p1"] == "FooNet" and got["p2"] == "FooNet: faster nets"
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "Grids are hard to run. We propose a heterogeneous risk-constrained reinforcement learning framework for "
+            "low-carbon grid operation.",
+            "Heterogeneous risk-constrained reinforcement learning framework",
+        ),
+        ("Data is noisy. We propose a noisy expert model to explain this gap.", "Noisy expert model"),
+        ("STPPs lack tooling. We present Seahorse, a unified framework for experiments.", "Seahorse"),
+        ("We frame this design choice as a budget-allocation problem.", None),  # "design" is not the verb here
+        ("We propose to study binding at scale.", None),
+        ("Critical decisions are rarely single-timescale.", None),
+    ],
+)
+def test_a_paper_naming_nothing_is_described_by_what_it_proposes(text: str, title: str | None) -> None:
+    assert described(text) == title
+
+
+def test_a_descriptive_title_comes_before_the_opening_words() -> None:
+    texts = {"p1": "Deep decarbonization needs planning. We propose a risk-aware grid controller for storms."}
+    assert assign(texts, set()) == {"p1": "Risk-aware grid controller for storms"}

@@ -122,7 +122,7 @@ def test_composer_answers_to_the_held_out_questions_are_supported(seeded_bot) ->
     answers = seeded_bot.ask_many(held)
     judged = [s for a in answers if not a.abstained for s in a.sentences]
     unsupported = [(s.text, s.reason) for s in judged if not s.supported]
-    assert len(judged) > 100
+    assert len(judged) > 80  # 100 sentences measured: answers are a paper's contribution and what was asked
     assert len(unsupported) <= 0.02 * len(judged), unsupported
     assert all(s.support is not None and 0.0 <= s.support <= 1.0 for s in judged)
 
@@ -131,9 +131,12 @@ def test_composer_answers_to_the_held_out_questions_are_supported(seeded_bot) ->
 def test_an_abstention_is_checked_too(seeded_bot) -> None:
     answer = seeded_bot.ask("a recipe for chocolate cake")
     assert answer.abstained
-    first, nearest = answer.sentences
+    first, overview = answer.sentences
     assert (first.text, first.supported, first.support) == (ABSTAIN_MESSAGE, True, None)
-    assert nearest.supported is True and nearest.citations == (1, 2, 3)
+    # what the corpus is about cites nothing and claims nothing about any one paper
+    assert (
+        overview.supported is True and overview.citations == () and overview.reason == "makes no claim about the papers"
+    )
 
 
 @pytest.mark.slow

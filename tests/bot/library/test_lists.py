@@ -99,7 +99,10 @@ def test_list_commands_end_to_end(store_copy: Settings, run_cli: Callable[..., A
 
     grown = run_cli("list", "add", "safe", "--topic", "safe reinforcement learning", *store, "--json")
     labels = [p["label"] for p in grown.json()["papers"]]
-    assert labels[:2] == ["Cal-SPI", "ASCPO"] and "Deep decarbonization" in labels
+    assert (
+        labels[:2] == ["Cal-SPI", "ASCPO"]
+        and "Heterogeneous risk-constrained reinforcement learning framework" in labels
+    )
     assert grown.json()["added"] == len(labels) - 2
 
     bad = run_cli("list", "add", "safe", "Cal-SPI", "NoSuchPaper", *store)

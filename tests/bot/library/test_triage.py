@@ -14,7 +14,8 @@ import pytest
 from bot.app import Paperbot
 from bot.library import themes
 from bot.library.theme_words import ADJECTIVES, NEVER, NOT_ALONE
-from bot.library.triage import choose_cut, clip
+from bot.library.triage import clip
+from bot.search.relevance import choose_cut
 from bot.settings import LexicalSettings, Settings, TriageSettings
 from bot.store.corpus import PaperVectors
 from bot.store.lexical import LexicalIndex

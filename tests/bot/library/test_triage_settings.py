@@ -9,7 +9,7 @@ import pytest
 from bot.app import Paperbot
 from bot.library import theme_names
 from bot.library import triage as triage_stage
-from bot.search import similar
+from bot.search import relevance, similar
 from bot.settings import LexicalSettings, ThemeSettings, TriageSettings, load_settings
 from bot.store.lexical import LexicalIndex
 from bot.types import Paper, Source
@@ -27,9 +27,9 @@ def _triage(bot: Paperbot, **update: object):
 def test_the_lexical_mix_follows_coverage_share_and_power(seeded_bot: Paperbot) -> None:
     corpus = seeded_bot.corpus()
     query = seeded_bot.embed([TOPIC])[0]
-    default = triage_stage.score_topic(corpus, TOPIC, query, seeded_bot.settings.triage)
-    only_bm25 = triage_stage.score_topic(corpus, TOPIC, query, TriageSettings(coverage_share=0.0))
-    linear = triage_stage.score_topic(corpus, TOPIC, query, TriageSettings(coverage_power=1))
+    default = relevance.score_topic(corpus, TOPIC, query, seeded_bot.settings.triage)
+    only_bm25 = relevance.score_topic(corpus, TOPIC, query, TriageSettings(coverage_share=0.0))
+    linear = relevance.score_topic(corpus, TOPIC, query, TriageSettings(coverage_power=1))
     relative = only_bm25.lexical  # share 0: BM25 relative to the corpus best, alone
     assert float(relative.max()) == pytest.approx(1.0)
     expected = 0.75 * default.coverage**3 + 0.25 * relative

@@ -245,3 +245,24 @@ def test_how_short_a_continuing_question_is_comes_from_the_settings() -> None:
     question = "what about offline data?"  # 2 content words
     assert followup.resolve(question, PREVIOUS, SETTINGS).kind == "continue"
     assert followup.resolve(question, PREVIOUS, SETTINGS.model_copy(update={"continue_words": 1})).kind == "new"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is there a way to get training data for difficult robot skills by recording the simple undo action and "
+        "playing it backwards?",
+        "How does reward shaping help when it is sparse?",
+        "What is off-policy evaluation used for?",
+    ],
+)
+def test_a_self_contained_question_is_a_new_search_whatever_pronouns_it_uses(question) -> None:
+    resolved = followup.resolve(question, PREVIOUS, SETTINGS)
+    assert resolved.kind == "new" and resolved.paper_ids == ()
+
+
+def test_an_ordinal_past_the_last_citation_says_there_is_no_such_paper() -> None:
+    single = Answer("What is CURE?", "x [1].", False, (Citation(1, PAPERS[2]),), ())
+    with pytest.raises(QueryError, match=re.escape("cites 1 paper ([1] CURE); there is no second one")):
+        followup.resolve("What about the second one?", single, SETTINGS)
+    assert followup.resolve("What about the first one?", single, SETTINGS).paper_ids == (CURE,)

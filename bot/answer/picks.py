@@ -1,0 +1,116 @@
+"""Which sentences of one abstract answer a question: its contribution, then what the question asks.
+
+Every paper an answer relies on is said in its own words: what it proposes (the contribution
+sentence), then, by the question's intent, how it works (how), why (the problem it starts from),
+or what it found (results); otherwise the sentences closest to the question. Sentences keep the
+abstract's order, and one that leans on an unchosen predecessor is left out. Scoring a sentence
+against the question is dense similarity plus shared index terms (bot.settings.AnswerSettings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from bot.answer import roles
+from bot.query import Query, distinctive
+from bot.settings import AnswerSettings
+from bot.text import sentences
+from bot.text.terms import tokenize
+from bot.types import Hit
+
+Embed = Callable[[list[str]], np.ndarray]
+
+# What each intent wants after the contribution, in order of preference.
+_WANTS = {
+    "how": (roles.METHOD,),
+    "why": (roles.PROBLEM, roles.METHOD),
+    "results": (roles.FINDING,),
+    "what": (roles.METHOD,),
+    "summary": (roles.METHOD, roles.FINDING),
+    "which": (roles.FINDING,),
+    "compare": (roles.METHOD, roles.FINDING),
+}
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One sentence chosen from a paper, with its score against the question."""
+
+    hit: Hit
+    sentence: roles.Sentence
+    score: float
+
+
+def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> list[Pick]:
+    """Every sentence of the paper with its role and score against the question, in the abstract's order."""
+    label = hit.paper.label
+    read = roles.read(sentences.split(hit.paper.display), label if distinctive(label) else None)
+    if not read:
+        return []
+    vectors = embed([query.text] + [s.source for s in read])
+    sims = vectors[1:] @ vectors[0]
+    terms = set(query.terms)
+    out = []
+    for sentence, sim in zip(read, sims, strict=True):
+        overlap = len(terms & set(tokenize(sentence.source))) / len(terms) if terms else 0.0
+        score = settings.sentence_dense_weight * float(sim) + settings.sentence_overlap_weight * overlap
+        out.append(Pick(hit, sentence, score))
+    return out
+
+
+def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings, trim: bool = True) -> list[Pick]:
+    """Up to `count` sentences: the contribution, then those answering the question best (what
+    `intent` wants counts for more, settings.intent_bonus), in the abstract's order.
+
+    A finding that states numbers counts for more (settings.number_bonus each, at most two); a
+    sentence that leans on its predecessor is taken only with that predecessor; after the first
+    answering sentence, another only when it scores settings.next_sentence_floor of it (unless not
+    `trim`: a paper's summary point by point wants its method and results whatever they score).
+    Example: choose(picks, "results", 3, settings) -> [contribution, best finding, next finding]
+    """
+    usable = [p for p in picks if len(p.sentence.source) >= settings.min_sentence_chars]
+    if not usable or count < 1:
+        return []
+    chosen: dict[int, Pick] = {}
+
+    def fits(pick: Pick) -> bool:
+        return not pick.sentence.leans_back or pick.sentence.position - 1 in chosen
+
+    def value(pick: Pick) -> float:
+        counts = pick.sentence.role == roles.FINDING and intent in ("results", "summary", "compare")
+        bonus = settings.number_bonus * min(pick.sentence.numbers, 2) if counts else 0.0
+        return pick.score + bonus
+
+    contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
+    if contribution is None:
+        contribution = max((p for p in usable if fits(p)), key=value, default=None)
+    if contribution is None:
+        return []
+    chosen[contribution.sentence.position] = contribution
+    # Then the sentences that answer best, what the intent wants counting for more; each further one
+    # only when nearly as good as the first, so that an answer does not pad.
+    wants = _WANTS.get(intent, _WANTS["what"])
+
+    def answers(pick: Pick) -> float:
+        return value(pick) + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
+
+    allowed = [
+        p for p in usable if p.sentence.position not in chosen and (p.sentence.role != roles.PROBLEM or intent == "why")
+    ]
+    first = None
+    for pick in sorted(allowed, key=lambda p: -answers(p)):
+        if len(chosen) >= count:
+            break
+        if not fits(pick):
+            continue
+        if first is None:
+            if answers(pick) < settings.sentence_floor * value(contribution):
+                break
+            first = answers(pick)
+        elif trim and answers(pick) < settings.next_sentence_floor * first:
+            break
+        chosen[pick.sentence.position] = pick
+    return [chosen[i] for i in sorted(chosen)]

@@ -1,0 +1,134 @@
+"""What each sentence of an abstract does: the problem, the contribution, how it works, what it found.
+
+A researcher's summary of a paper names its contribution and what it found; the problem statement
+(the sentences before the contribution) mostly restates the question, so it is used only when the
+question asks why. This module also knows which sentences lean on the one before them ("This
+problem is further amplified ...", "It then submits ...") and which openers can be dropped without
+changing what a sentence says ("To bridge this gap, we propose ..." -> "We propose ...").
+It reads one abstract's sentences; it does not score them against a question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PROBLEM, CONTRIBUTION, METHOD, FINDING = "problem", "contribution", "method", "finding"
+
+# "We propose X", "This paper introduces X", "Here we present X": the paper's own contribution.
+_PROPOSE = re.compile(
+    r"\b(?:we|this (?:paper|work|study)|here,? we|our (?:work|paper))\b[^.;]{0,60}?\b(?:propose|introduce|present)\w*",
+    re.IGNORECASE,
+)
+# Other ways of saying what the paper makes, when no sentence proposes: "we develop / design ...".
+_MAKE = re.compile(
+    r"\b(?:we|this (?:paper|work|study)|here,? we|our (?:work|paper))\b[^.;]{0,60}?\b(?:develop|design|formulate|"
+    r"formali[sz]e|build|release|construct|curate|contribute|devise|derive)\w*",
+    re.IGNORECASE,
+)
+# Weaker: "We study / analyse / show ..." when no sentence proposes anything.
+_STUDY = re.compile(
+    r"\b(?:we|this (?:paper|work|study))\b[^.;]{0,40}?\b(?:stud|investigat|analy[sz]|examin|identif|show|prove|"
+    r"establish|revisit|characteri[sz]|argue|find|demonstrat|provide|offer|frame|cast|theori[sz])\w*",
+    re.IGNORECASE,
+)
+# What the paper found: experiments, numbers, comparisons.
+_FINDING = re.compile(
+    r"\b(?:experiment\w*|results?|empirical\w*|outperform\w*|achiev\w*|improv\w*|surpass\w*|beat|yield\w*|"
+    r"reduc\w*|boost\w*|gains?|speed-?ups?|faster|accura\w*|state-of-the-art|sota|benchmarks?|evaluat\w*|"
+    r"we find|we show|we observe|we demonstrate|demonstrat\w*|show (?:that|consistent)|across \d+)\b"
+    r"|\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)|\b\d+(?:\.\d+)?\b")
+# Openers that only link a sentence to the one before: dropping them leaves the same claim.
+_CONNECTIVE = re.compile(
+    r"^(?:moreover|furthermore|additionally|in addition|however|thus|therefore|hence|consequently|as a result|"
+    r"to this end|in particular|specifically|finally|crucially|importantly|notably|in practice|overall|"
+    r"building on (?:this|these)(?: \w+)?|to (?:address|bridge|tackle|overcome|close|fill|solve|fix|resolve|remedy|"
+    r"mitigate|accomplish|achieve|realize|realise|meet|handle|answer|study|investigate|explore|enable|pursue) "
+    r"(?:this|these|that|those|such|the|both)(?: \w+){0,3}|to do (?:so|this)|with (?:this|these) (?:in mind|goals?)|"
+    r"in light of (?:this|these)(?: \w+)?|given (?:this|these)(?: \w+)?|for this (?:purpose|reason)|"
+    r"motivated by (?:this|these|it|that|them)(?: \w+)?|"
+    r"inspired by (?:this|these|it|that|them)(?: \w+)?|(?:first|second|third|fourth|next|then|lastly)(?:ly)?)\s*,\s+",
+    re.IGNORECASE,
+)
+# Openers that point back at something the summary may not have said.
+_DANGLING = re.compile(
+    r"^(?:this|these|that|those|such|it|its|they|their|both|the latter|the former|the resulting|then|"
+    r"further|also|here|there|thereby|doing so|in doing so|in turn|by contrast|in contrast|instead|"
+    r"similarly|likewise|nevertheless|yet|still|accordingly|together|combined|combining|beyond|"
+    r"on top of|at the same time|meanwhile|conversely)\b",
+    re.IGNORECASE,
+)
+# "This paper ...", "This work ...": a self-reference, not a dangling one.
+_SELF = re.compile(r"^(?:this|our) (?:paper|work|study|article|abstract)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of an abstract, with its place and role."""
+
+    position: int
+    text: str  # connective opener dropped where that is safe
+    source: str  # as in the abstract
+    role: str  # problem, contribution, method or finding
+    leans_back: bool  # still points at an earlier sentence after the opener is dropped
+    numbers: int  # how many numbers it states (findings with numbers say more)
+
+
+def stand_alone(sentence: str) -> str:
+    """The sentence without an opener that only links it to the one before.
+
+    Example: stand_alone("To bridge this gap, we propose X.") -> 'We propose X.'
+    """
+    out = sentence
+    for _ in range(2):  # "However, to address this, we ..."
+        dropped = _CONNECTIVE.sub("", out, count=1)
+        if dropped == out or len(dropped) < 20:
+            break
+        out = dropped[0].upper() + dropped[1:]
+    return out
+
+
+def leans_back(sentence: str) -> bool:
+    """Whether the sentence needs the one before it to be understood.
+
+    Example: leans_back("It then submits the plan.") -> True; leans_back("This paper proposes X.") -> False
+    """
+    return bool(_DANGLING.match(sentence)) and not _SELF.match(sentence)
+
+
+def read(texts: list[str], name: str | None = None) -> list[Sentence]:
+    """Each of an abstract's sentences (in order) with its role.
+
+    The contribution is the first sentence proposing something ("we propose ..."), preferring one
+    that says the paper's `name`; else the first that develops or designs something, else the first
+    saying what the paper studies or shows. Sentences before it state the problem; those after it
+    are findings when they report results, the method otherwise.
+    Example: read(["X is hard.", "We propose Y.", "Y wins by 5%."]) roles -> problem, contribution, finding
+    """
+    named = [i for i, s in enumerate(texts) if name and name in s]
+    contribution = None
+    for pattern in (_PROPOSE, _MAKE, _STUDY):
+        found = [i for i, s in enumerate(texts) if pattern.search(s)]
+        if found:
+            # "We propose X" over another proposal; "we release the X pipeline" is no better than "we formalize"
+            contribution = next((i for i in found if i in named), found[0]) if pattern is _PROPOSE else found[0]
+            break
+    if contribution is None:
+        contribution = 1 if len(texts) > 2 else 0  # the opening sentence is most often background
+    out: list[Sentence] = []
+    for i, source in enumerate(texts):
+        text = stand_alone(source)
+        if i < contribution:
+            # "Since ..., we formalize this prior via ..." before "We propose X" is already the method.
+            role = METHOD if _MAKE.search(source) or _STUDY.search(source) else PROBLEM
+            if role == PROBLEM and _FINDING.search(source) and _NUMBER.search(source):
+                role = FINDING  # "The property holds under 30% label noise" reports a result wherever it stands
+        elif i == contribution:
+            role = CONTRIBUTION
+        else:
+            role = FINDING if _FINDING.search(source) else METHOD
+        out.append(Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source))))
+    return out

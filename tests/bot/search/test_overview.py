@@ -1,0 +1,43 @@
+"""What a corpus is about (bot.search.overview) and the relevance cut the chat shares with triage."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.search import overview
+
+TEXTS = [
+    "Safe reinforcement learning with large language models (LLMs) for robots.",
+    "Large language models are tuned with reinforcement learning from feedback.",
+    "Offline reinforcement learning from logged data; this paper shows extensive experiments.",
+    "Diffusion models for video generation.",
+]
+
+
+def test_topics_are_the_phrases_most_abstracts_use_longer_ones_standing_in_for_their_parts() -> None:
+    found = overview.topics(TEXTS, 5)
+    assert found[0] == ("reinforcement learning", 3)
+    assert ("large language models", 2) in found
+    phrases = [p for p, _ in found]
+    assert "large language" not in phrases and "language models" not in phrases
+    assert not any(w in p.split() for p in phrases for w in ("paper", "extensive", "experiments"))
+    assert "diffusion models" not in phrases  # used by one abstract only
+    assert overview.topics(TEXTS, 1) == [("reinforcement learning", 3)]
+    assert overview.topics([], 3) == []
+
+
+@pytest.mark.slow
+def test_chat_and_triage_agree_on_what_is_relevant(seeded_bot) -> None:
+    """The answer cites only papers the Triage tab would list for the same words (after the best one)."""
+    for question in ("diffusion models", "safe reinforcement learning", "GRPO"):
+        triaged = {t.paper.paper_id for t in seeded_bot.triage(question).papers}
+        answer = seeded_bot.ask(question)
+        cited = [c.paper.paper_id for c in answer.citations]
+        assert set(cited[1:]) <= triaged, question
+
+
+@pytest.mark.slow
+def test_an_off_topic_question_names_the_corpus_topics_from_the_service(seeded_bot) -> None:
+    topics = seeded_bot.searcher.topics(3)
+    assert len(topics) == 3 and topics[0][0] == "reinforcement learning"
+    assert all(n >= 2 for _, n in topics)
