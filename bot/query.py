@@ -150,7 +150,6 @@ class Query:
     citations: tuple[int, ...]  # `[n]` numbers that can only be citations (not "[0, 1]")
     paper_numbers: tuple[int, ...]  # "paper 2", "#3", "reference 1"
     ordinals: tuple[int, ...]  # "the second one" -> 1, "the last" -> -1 (indices into the cited papers)
-    ordinal_nouns: tuple[int, ...] = ()  # the ordinals naming what they count: "the second one", "the 3rd paper"
     intent: str = "what"  # one of INTENTS: what the answer should lead with
 
     @property
@@ -192,7 +191,6 @@ def parse(text: str) -> Query:
         citations=tuple(citation_numbers(text)),
         paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),
         ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
-        ordinal_nouns=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text) if m.group(2)),
         intent=_intent(_last_question(text)),
     )
 

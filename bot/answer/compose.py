@@ -38,9 +38,9 @@ _PRONOUNS = [
     (re.compile(r"\bour\b"), "their"),
     (re.compile(r"\bus\b"), "them"),
 ]
-# A clause boundary where a long contribution sentence can end for a list ("..., which ...").
 # Intents asking one thing of a named paper: answered in a paragraph, not point by point.
 _FOCUSED = frozenset({"how", "why", "results"})
+# A clause boundary where a long sentence can end ("..., which ...", "...: a, b and c").
 _CLAUSE = re.compile(
     r"(?:,\s+(?:which|where|whereby|while|thereby|allowing|enabling|and thus|consisting|comprising)\b"
     r"|;\s+|:\s+|\s+[—–]\s+)"
@@ -143,14 +143,7 @@ class Composer:
             parts += said
         if not cited:
             return self._abstain(query.text, result, Context())
-        return Answer(
-            question=query.text,
-            markdown="\n\n".join(blocks),
-            abstained=False,
-            citations=tuple(Citation(n, h.paper) for n, h in enumerate(cited, start=1)),
-            sentences=tuple(parts),
-            hits=result.hits,
-        )
+        return _cited(query, result, "\n\n".join(blocks), cited, parts)
 
     def _roles(self, query: Query, hit: Hit, extra: bool = True) -> list[tuple[str, Pick]]:
         """One abstract's problem, method and results sentences (and the one closest to the
@@ -168,7 +161,7 @@ class Composer:
         findings = [p for p in scored if p.sentence.role == "finding" and p.sentence.position not in chosen]
         findings = [p for p in findings if not p.sentence.leans_back or p.sentence.position - 1 in chosen]
         if findings:  # the finding that says most: closest to the question, numbers counting for more
-            best = max(findings, key=lambda p: p.score + self._settings.number_bonus * min(p.sentence.numbers, 2))
+            best = max(findings, key=lambda p: picks.value(p, self._settings, numbers=True))
             chosen[best.sentence.position] = "Results"
         others = [p for p in scored if p.sentence.position not in chosen and not p.sentence.leans_back]
         if extra and others and len(chosen) < 4:
@@ -181,14 +174,7 @@ class Composer:
         if not roles:
             return self._abstain(query.text, result, Context())
         block, parts = _points(hit, roles, 1)
-        return Answer(
-            question=query.text,
-            markdown=block,
-            abstained=False,
-            citations=(Citation(1, hit.paper),),
-            sentences=tuple(parts),
-            hits=result.hits,
-        )
+        return _cited(query, result, block, [hit], parts)
 
     def _compare(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
         """Several named papers side by side: each one's problem, method and results, cited."""
@@ -199,32 +185,15 @@ class Composer:
             block, mine = _points(hit, self._roles(query, hit, extra=False), n)
             blocks.append(block)
             parts += mine
-        return Answer(
-            question=query.text,
-            markdown="\n\n".join(blocks),
-            abstained=False,
-            citations=tuple(Citation(n, h.paper) for n, h in enumerate(chosen, start=1)),
-            sentences=tuple(parts),
-            hits=result.hits,
-        )
+        return _cited(query, result, "\n\n".join(blocks), chosen, parts)
 
     def _list(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
         """Every relevant paper with one clause on its contribution."""
         chosen: list[tuple[Hit, Pick]] = []
         for hit in hits:
-            # The contribution, unless another sentence says much better why the paper matches.
-            scored = picks.scored(self._embed, query, hit, self._settings)
-            lead = picks.choose(scored, "which", 1, self._settings)
-            usable = [
-                p
-                for p in scored
-                if not p.sentence.leans_back and len(p.sentence.source) >= self._settings.min_sentence_chars
-            ]
-            closest = max(usable, key=lambda p: p.score, default=None)
-            if lead and closest and lead[0].score < self._settings.next_sentence_floor * closest.score:
-                lead = [closest]
-            if lead:
-                chosen.append((hit, lead[0]))
+            line = picks.headline(picks.scored(self._embed, query, hit, self._settings), self._settings)
+            if line is not None:
+                chosen.append((hit, line))
         if not chosen:
             return self._abstain(query.text, result, Context())
         parts: list[AnswerSentence] = []
@@ -234,14 +203,7 @@ class Composer:
             text = _clause(third_person(pick.sentence.text), self._settings.list_clause_words)
             parts.append(AnswerSentence(text, (n,), pick.sentence.source))
             lines.append(f"- **{hit.paper.label}**: {citations.cite(text, (n,))}")
-        return Answer(
-            question=query.text,
-            markdown="\n".join(lines),
-            abstained=False,
-            citations=tuple(Citation(n, h.paper) for n, (h, _) in enumerate(chosen, start=1)),
-            sentences=tuple(parts),
-            hits=result.hits,
-        )
+        return _cited(query, result, "\n".join(lines), [h for h, _ in chosen], parts)
 
     def _abstain(self, question: str, result: SearchResult, context: Context) -> Answer:
         """Nothing answers the question: say what the corpus is about (when known) instead of citing papers;
@@ -266,6 +228,12 @@ class Composer:
             sentences=tuple(parts),
             hits=result.hits,
         )
+
+
+def _cited(query: Query, result: SearchResult, markdown: str, hits: list[Hit], parts: list[AnswerSentence]) -> Answer:
+    """The answer citing `hits` as [1], [2], ... in that order."""
+    numbered = tuple(Citation(n, h.paper) for n, h in enumerate(hits, start=1))
+    return Answer(query.text, markdown, False, numbered, tuple(parts), result.hits)
 
 
 def _paragraph(hit: Hit, chosen: list[Pick], n: int, most: int, asked: set[str]) -> tuple[str, list[AnswerSentence]]:

@@ -61,42 +61,48 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
     return out
 
 
-def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings, trim: bool = True) -> list[Pick]:
+def value(pick: Pick, settings: AnswerSettings, numbers: bool) -> float:
+    """The pick's score, plus settings.number_bonus for each number a finding states (at most two)
+    when `numbers` count for the question."""
+    counts = numbers and pick.sentence.role == roles.FINDING
+    return pick.score + (settings.number_bonus * min(pick.sentence.numbers, 2) if counts else 0.0)
+
+
+def _usable(picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
+    """The sentences long enough to say something (not a heading or 'Code is available.')."""
+    return [p for p in picks if len(p.sentence.source) >= settings.min_sentence_chars]
+
+
+def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings) -> list[Pick]:
     """Up to `count` sentences: the contribution, then those answering the question best (what
     `intent` wants counts for more, settings.intent_bonus), in the abstract's order.
 
-    A finding that states numbers counts for more (settings.number_bonus each, at most two); a
-    sentence that leans on its predecessor is taken only with that predecessor; after the first
-    answering sentence, another only when it scores settings.next_sentence_floor of it (unless not
-    `trim`: a paper's summary point by point wants its method and results whatever they score).
+    A finding that states numbers counts for more for results, summaries and comparisons (`value`);
+    a sentence that leans on its predecessor is taken only with that predecessor; after the first
+    answering sentence, another only when it scores settings.next_sentence_floor of it.
     Example: choose(picks, "results", 3, settings) -> [contribution, best finding, next finding]
     """
-    usable = [p for p in picks if len(p.sentence.source) >= settings.min_sentence_chars]
+    usable = _usable(picks, settings)
     if not usable or count < 1:
         return []
     chosen: dict[int, Pick] = {}
+    numbers = intent in ("results", "summary", "compare")
+    wants = _WANTS.get(intent, _WANTS["what"])
 
     def fits(pick: Pick) -> bool:
         return not pick.sentence.leans_back or pick.sentence.position - 1 in chosen
 
-    def value(pick: Pick) -> float:
-        counts = pick.sentence.role == roles.FINDING and intent in ("results", "summary", "compare")
-        bonus = settings.number_bonus * min(pick.sentence.numbers, 2) if counts else 0.0
-        return pick.score + bonus
+    def answers(pick: Pick) -> float:
+        return value(pick, settings, numbers) + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
 
     contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
     if contribution is None:
-        contribution = max((p for p in usable if fits(p)), key=value, default=None)
+        contribution = max((p for p in usable if fits(p)), key=lambda p: value(p, settings, numbers), default=None)
     if contribution is None:
         return []
     chosen[contribution.sentence.position] = contribution
     # Then the sentences that answer best, what the intent wants counting for more; each further one
     # only when nearly as good as the first, so that an answer does not pad.
-    wants = _WANTS.get(intent, _WANTS["what"])
-
-    def answers(pick: Pick) -> float:
-        return value(pick) + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
-
     allowed = [
         p for p in usable if p.sentence.position not in chosen and (p.sentence.role != roles.PROBLEM or intent == "why")
     ]
@@ -107,10 +113,22 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings,
         if not fits(pick):
             continue
         if first is None:
-            if answers(pick) < settings.sentence_floor * value(contribution):
+            if answers(pick) < settings.sentence_floor * value(contribution, settings, numbers):
                 break
             first = answers(pick)
-        elif trim and answers(pick) < settings.next_sentence_floor * first:
+        elif answers(pick) < settings.next_sentence_floor * first:
             break
         chosen[pick.sentence.position] = pick
     return [chosen[i] for i in sorted(chosen)]
+
+
+def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:
+    """The one sentence a "which papers" list shows for a paper: its contribution, unless another
+    sentence (not leaning on its predecessor) says much better why the paper matches."""
+    lead = choose(picks, "which", 1, settings)
+    closest = max(
+        (p for p in _usable(picks, settings) if not p.sentence.leans_back), key=lambda p: p.score, default=None
+    )
+    if lead and closest and lead[0].score < settings.next_sentence_floor * closest.score:
+        return closest
+    return lead[0] if lead else None

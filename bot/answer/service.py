@@ -103,22 +103,32 @@ class AnswerService:
         cut triage uses, and what the corpus is about (said when nothing answers). A "which papers"
         question is searched again among every paper above the cut for its topic, so that its list is
         triage's, not a top-k sample. A follow-up about earlier papers keeps them all."""
-        topics = tuple(self.search.topics(self.settings.overview_topics))
         stored = len(self.search.papers())
         texts = [parse(f.standalone).topic if parse(f.standalone).asks_for_list else f.standalone for f in asked]
         open_ones = [t for f, t in zip(asked, texts, strict=True) if not f.paper_ids]
         relevant = iter(self.search.relevant(open_ones) if open_ones else [])
-        out: list[tuple[SearchResult, Context | None]] = []
+        searched: list[tuple[SearchResult, frozenset[str] | None]] = []
         for f, result in zip(asked, results, strict=True):
             if f.paper_ids:
-                out.append((result, Context(topics=(), papers=stored)))
+                searched.append((result, None))
                 continue
             cut = next(relevant)
             ids = frozenset(cut.scores)
             if parse(f.standalone).asks_for_list and ids and not result.abstained:
                 result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores[p]))
-            out.append((result, Context(relevant=ids, topics=topics, papers=stored)))
-        return out
+            searched.append((result, ids))
+        # What the corpus is about is said only when nothing answers: not worked out otherwise.
+        nothing = any(ids is not None and (r.abstained or not r.hits) for r, ids in searched)
+        topics = tuple(self.search.topics(self.settings.overview_topics)) if nothing else ()
+        return [
+            (
+                r,
+                Context(topics=(), papers=stored)
+                if ids is None
+                else Context(relevant=ids, topics=topics, papers=stored),
+            )
+            for r, ids in searched
+        ]
 
     def _backend(self, generator: str | None) -> str:
         backend = generator or self.generator.backend

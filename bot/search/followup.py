@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.errors import QueryError
 from bot.query import (
+    ORDINALS,
     Query,
     distinctive,
     label_position,
@@ -30,8 +31,6 @@ from bot.settings import RetrievalSettings
 from bot.text.terms import query_words
 from bot.text.wording import plural
 from bot.types import Answer, Citation, Paper
-
-_ORDINAL_WORDS = {1: "second", 2: "third", 3: "fourth", 4: "fifth", 5: "sixth", -1: "last", 0: "first"}
 
 
 @dataclass(frozen=True)
@@ -163,7 +162,7 @@ def _references(question: str, cited: dict[int, Paper], short: bool = True) -> t
         if not -len(papers) <= index < len(papers):
             have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
             raise QueryError(
-                f"the previous answer cites {plural(len(papers))} ({have}); there is no {_ORDINAL_WORDS[index]} one, "
+                f"the previous answer cites {plural(len(papers))} ({have}); there is no {_ordinal_word(index)} one, "
                 "so ask about one of those, or ask a new question"
             )
         paper = take(papers[index])
@@ -238,3 +237,8 @@ def previous_answer(turns: Sequence[Any], papers: Mapping[str, Paper]) -> Answer
         sentences=(),
         standalone_question=str(standalone) if standalone else None,
     )
+
+
+def _ordinal_word(index: int) -> str:
+    """Example: _ordinal_word(1) -> 'second'; _ordinal_word(-1) -> 'last'"""
+    return next(word for word, at in ORDINALS.items() if at == index)

@@ -48,9 +48,9 @@ class SearchService:
 
     def relevant(self, texts: list[str]) -> list[Relevant]:
         """The papers each text is about, cut as triage cuts (bot.search.relevance): what an answer may cite."""
-        corpus = self.retriever().corpus
         if not texts:
             return []
+        corpus = self.retriever().corpus
         vectors = self.embed(texts)
         return [relevant(corpus, text, vector, self.triage) for text, vector in zip(texts, vectors, strict=True)]
 

@@ -18,13 +18,15 @@ import sys
 from pathlib import Path
 
 from bot.app import Paperbot
+from bot.errors import FormatError
 from bot.settings import load_settings
+from bot.text import jsonl
 
 HERE = Path(__file__).parent
 
 
 def _rows(path: Path) -> dict[str, dict]:
-    return {r["id"]: r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)}
+    return {r["id"]: r for _, r in jsonl.read(path, FormatError, "fix the line")}
 
 
 def _answer(row: dict) -> str:
@@ -45,7 +47,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     papers = Paperbot(load_settings(store=args.store)).papers()
     old, new = _rows(args.old), _rows(args.new)
-    questions = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line]
+    questions = [q for _, q in jsonl.read(args.questions, FormatError, "fix the line")]
     rng = random.Random(args.seed)
     key: dict[str, str] = {}
     batches: list[list[str]] = [[] for _ in range(args.judges)]

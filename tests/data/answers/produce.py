@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 
 from bot.app import Paperbot
-from bot.errors import PaperbotError
+from bot.errors import FormatError, PaperbotError
 from bot.settings import load_settings
+from bot.text import jsonl
 from bot.types import Answer
 
 HERE = Path(__file__).parent
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     bot = Paperbot(load_settings(store=args.store))
-    questions = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [q for _, q in jsonl.read(args.questions, FormatError, "fix the line")]
     rows = []
     for q in questions:
         previous = _ask(bot, q["previous"])[0] if q.get("previous") else None

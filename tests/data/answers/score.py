@@ -16,6 +16,9 @@ import json
 import sys
 from pathlib import Path
 
+from bot.errors import FormatError
+from bot.text import jsonl
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -23,9 +26,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("judgments", type=Path, nargs="+")
     args = parser.parse_args(argv)
     key = json.loads(args.key.read_text(encoding="utf-8"))
-    rows = [
-        json.loads(line) for path in args.judgments for line in path.read_text(encoding="utf-8").splitlines() if line
-    ]
+    rows = [row for path in args.judgments for _, row in jsonl.read(path, FormatError, "fix the line")]
     scores: dict[str, list[dict]] = {"old": [], "new": []}
     preferred = {"new": 0, "old": 0, "tie": 0}
     worse = []

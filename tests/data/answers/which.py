@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 from bot.app import Paperbot
+from bot.errors import FormatError
 from bot.settings import load_settings
+from bot.text import jsonl
 
 TOPICS = Path(__file__).resolve().parents[1] / "triage_topics.jsonl"
 
@@ -31,8 +33,7 @@ def main(argv: list[str]) -> int:
     bot = Paperbot(load_settings(store=args.store))
     papers = bot.papers()
     hit = right = cited_total = expected_total = asked = 0
-    for line in args.topics.read_text(encoding="utf-8").splitlines():
-        topic = json.loads(line)
+    for _, topic in jsonl.read(args.topics, FormatError, "fix the line"):
 
         def find(snippets: list[str]) -> set[str]:
             return {pid for pid, p in papers.items() if any(s in p.display for s in snippets)}
