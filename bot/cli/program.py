@@ -3,17 +3,20 @@ that turns errors into messages and exit codes.
 
 Exit codes: 0 done; PaperbotError.exit_code for paperbot's own errors (bot/errors.py); 2 for a
 command line that cannot be read; 130 when interrupted. A closed stdout (`| head`) ends quietly.
-The commands are in the sibling modules; this module runs none of the core itself.
+The commands are in the sibling modules; this module runs none of the core itself. Everything
+the command writes goes through `printable`, so stored text cannot drive the terminal.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any, TextIO
 
 import click
 
 from bot.cli import evaluate, ingest_serve, library, parsing, questions
 from bot.errors import PaperbotError
+from bot.render.text import printable
 
 
 @click.group(
@@ -49,9 +52,30 @@ for _command in (
     paperbot.add_command(_command)
 
 
+class _Printable:
+    """A text stream that writes `printable` text to `stream`: the one way out to the terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `paperbot` console script and `python -m bot`; returns the exit code."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Printable(out), _Printable(err)  # type: ignore[assignment]
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: list[str]) -> int:
     try:
         # Not click's standalone main: it would print "Aborted!" on Ctrl+C and exit 1 on a closed pipe.
         with paperbot.make_context("paperbot", args) as ctx:

@@ -9,6 +9,20 @@ from bot.render.why import score_parts
 from bot.text.wording import plural
 from bot.types import Answer, IngestReport, ReadingList, SearchResult, SimilarResult, TriageResult
 
+# Characters a terminal acts on instead of showing: C0 and C1 controls (but tab, newline and the
+# carriage return progress lines use), DEL, and bidirectional overrides. Stored text can hold them
+# ("\x1b[31m" in a title); they are shown as their JSON escape, so JSON output keeps its meaning.
+_UNPRINTABLE = {
+    c: f"\\u{c:04x}"
+    for c in [*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+    if c not in (0x09, 0x0A, 0x0D)
+}
+
+
+def printable(text: str) -> str:
+    """`text` safe to write to a terminal. Example: printable("Evil\x1b[31mRed") -> 'Evil\\u001b[31mRed'"""
+    return text.translate(_UNPRINTABLE)
+
 
 def ingest_line(report: IngestReport) -> str:
     """Example: '53 papers: 53 added, 0 updated, 0 removed, 0 unchanged (41.2 s)'"""

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from bot.render.html import chat_markdown, citations_html, highlight
 from bot.render.messages import EMPTY_QUESTION_REPLY, error_reply, seed_progress, store_status
-from bot.render.text import ingest_line
+from bot.render.text import ingest_line, printable
 from bot.types import Answer, AnswerSentence, Citation, IngestReport, Paper, Source
 
 SAFE = Paper(
@@ -142,3 +142,9 @@ def test_ingest_line_says_one_paper_not_one_papers() -> None:
     one = IngestReport(papers=1, added=1, updated=0, removed=0, unchanged=0, seconds=2.04)
     assert ingest_line(one) == "1 paper: 1 added, 0 updated, 0 removed, 0 unchanged (2.0 s)"
     assert ingest_line(replace(one, papers=2)).startswith("2 papers: ")
+
+
+def test_printable_shows_terminal_controls_as_codes_and_keeps_layout_characters() -> None:
+    assert printable("a\x1b[2Jb\x07c\x85d\u202ee\x7f") == "a\\u001b[2Jb\\u0007c\\u0085d\\u202ee\\u007f"
+    assert printable("line\n\tindented\rprogress") == "line\n\tindented\rprogress"
+    assert printable("χ-Bench — 5% “quoted”") == "χ-Bench — 5% “quoted”"
