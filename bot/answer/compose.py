@@ -79,7 +79,7 @@ class Composer:
         if result.abstained or not result.hits:
             return self._abstain(query.text, result, context)
         named = _named_papers(query, result, self._settings.named_depth)
-        if len(named) >= 2 and (query.asks_to_compare or query.intent == "compare"):
+        if len(named) >= 2:  # "Compare X and Y", "Tell me about X and Y": each named paper in turn
             return self._compare(query, result, named)
         # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
         one = query.asks_for_summary and not query.mentions_papers

@@ -52,7 +52,8 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
         return []
     vectors = embed([query.text] + [s.source for s in read])
     sims = vectors[1:] @ vectors[0]
-    terms = set(query.terms)
+    # The paper's own name says which paper, not which of its sentences answers.
+    terms = set(query.terms) - set(tokenize(label))
     out = []
     for sentence, sim in zip(read, sims, strict=True):
         overlap = len(terms & set(tokenize(sentence.source))) / len(terms) if terms else 0.0
@@ -78,8 +79,8 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings)
     `intent` wants counts for more, settings.intent_bonus), in the abstract's order.
 
     A finding that states numbers counts for more for results, summaries and comparisons (`value`);
-    a sentence that leans on its predecessor is taken only with that predecessor; after the first
-    answering sentence, another only when it scores settings.next_sentence_floor of it.
+    a sentence that leans on its predecessor is taken only with that predecessor; the best answering
+    sentence is always taken, another only when it scores settings.next_sentence_floor of it.
     Example: choose(picks, "results", 3, settings) -> [contribution, best finding, next finding]
     """
     usable = _usable(picks, settings)
@@ -113,8 +114,6 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings)
         if not fits(pick):
             continue
         if first is None:
-            if answers(pick) < settings.sentence_floor * value(contribution, settings, numbers):
-                break
             first = answers(pick)
         elif answers(pick) < settings.next_sentence_floor * first:
             break

@@ -96,13 +96,6 @@ class AnswerSettings(BaseModel):
         description="Weight of the share of the question's index terms the sentence contains, in its score. Set by "
         "hand with the first composer, not tuned.",
     )
-    sentence_floor: float = Field(
-        0.6,
-        ge=0,
-        le=1,
-        description="A summary keeps only sentences scoring at least this share of the best sentence, and only "
-        "papers whose best sentence scores at least this share of the best paper's. Set by hand, not tuned.",
-    )
     min_sentence_chars: int = Field(
         25,
         ge=0,
