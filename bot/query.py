@@ -41,7 +41,8 @@ _RESULTS = re.compile(
     r"\b(?:results?|findings?|find(?=\s*[?.!]|\s*$)|(?:did|do) (?:\w+ ){1,3}find|found that|"
     r"how (?:much|well|many|fast|large|big|accurate)|perform\w*|outperform\w*|"
     r"improv\w*|gains?|speed-?ups?|accuracy|numbers|evidence|empirical\w*|experiments?|effective\w*|"
-    r"better than|beat|work well|does it work|shown|show)\b",
+    r"better than|beat|work well|does it work|shown|show|"
+    r"(?:what|which) (?:\w+ )?(?:datasets?|benchmarks?|tasks)|(?:evaluated|tested) on)\b",
     re.IGNORECASE,
 )
 _WHY = re.compile(r"\bwhy\b|\breasons?\b|\bmotivat\w*|\bwhat causes\b|\bcause[sd]?\b", re.IGNORECASE)
@@ -51,6 +52,59 @@ _HOW = re.compile(
     re.IGNORECASE,
 )
 INTENTS = ("which", "compare", "summary", "results", "why", "how", "what")
+# Words of how a "which papers" question frames its topic, not the topic: "Which papers try to fix
+# problems with on-policy distillation?" is about on-policy distillation, and every paper "reports
+# experiments". Dropped from the topic the relevance cut scores (they dilute its word coverage).
+_TOPIC_FRAME = frozenset(
+    (
+        "try",
+        "tries",
+        "trying",
+        "attempt",
+        "attempts",
+        "fix",
+        "fixes",
+        "address",
+        "addresses",
+        "tackle",
+        "tackles",
+        "solve",
+        "solves",
+        "problem",
+        "problems",
+        "issue",
+        "issues",
+        "main",
+        "key",
+        "major",
+        "different",
+        "various",
+        "existing",
+        "new",
+        "novel",
+        "report",
+        "reports",
+        "reported",
+        "experiment",
+        "experiments",
+        "rely",
+        "relies",
+        "variant",
+        "variants",
+        "analyse",
+        "analyses",
+        "analyze",
+        "analyzes",
+        "kind",
+        "kinds",
+        "type",
+        "types",
+        "include",
+        "includes",
+        "including",
+        "based",
+    )
+)
 
 # --- What a follow-up refers to (follow-up resolution) ---
 
@@ -154,8 +208,12 @@ class Query:
 
     @property
     def topic(self) -> str:
-        """What a "which papers" question is about: its content words. Example: "Which papers use GRPO?" -> 'grpo'"""
-        return " ".join(self.words)
+        """What a "which papers" question is about: its content words without the question's framing.
+
+        Example: "Which papers use GRPO?" -> 'grpo'; "Which papers report experiments with Qwen3 models?" ->
+        'qwen3 models'
+        """
+        return " ".join(w for w in self.words if w not in _TOPIC_FRAME) or " ".join(self.words)
 
     def label_position(self, label: str) -> int | None:
         """Where the question names `label` (see `label_position`)."""
@@ -203,6 +261,21 @@ def _last_question(text: str) -> str:
     """
     parts = [p for p in re.split(r"(?<=\?)\s+", text.strip()) if p.strip()]
     return parts[-1] if parts else text
+
+
+# Where one question asks a second thing: "What is X and how is it kept cheap?", "..., and why does it ...".
+_SECOND_ASK = re.compile(
+    r"\s*,?\s+and\s+(?=(?:how|why|what|which|where|when|who|does|do|did|is|are|was|were|can|could)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks(text: str) -> list[str]:
+    """The things the last question of `text` asks, each as its own question (one, for most questions).
+
+    Example: asks("What is IEES and how is it kept cheap?") -> ['What is IEES', 'how is it kept cheap?']
+    """
+    return [p for p in _SECOND_ASK.split(_last_question(text)) if query_words(p)] or [text]
 
 
 def _pronoun_lead(text: str) -> int | None:

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bot.answer import picks
+from bot.answer import picks, roles
 from bot.answer.picks import Pick
-from bot.query import Query, as_query, distinctive
+from bot.query import Query, as_query, asks, distinctive, parse
 from bot.settings import AnswerSettings
-from bot.text import citations, sentences
+from bot.text import acronyms, citations, sentences
 from bot.text.terms import tokenize, words
 from bot.text.wording import plural
 from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
@@ -54,6 +54,11 @@ class Context:
     relevant: frozenset[str] | None = None  # paper ids above the relevance cut; None: not computed
     topics: tuple[tuple[str, int], ...] = ()  # the corpus's most used phrases, with their papers
     papers: int = 0  # how many papers are stored
+    # A follow-up about earlier papers: the question as asked (its sentences are scored against it, not
+    # against the previous question it is searched with) and the abstract sentences the previous answer
+    # showed (not said again when the paper has others).
+    asked: str | None = None
+    said: frozenset[str] = frozenset()
 
 
 def third_person(sentence: str) -> str:
@@ -79,8 +84,11 @@ class Composer:
         if result.abstained or not result.hits:
             return self._abstain(query.text, result, context)
         named = _named_papers(query, result, self._settings.named_depth)
+        if len(named) == 1 and query.compares and not query.asks_for_list:
+            # "How do Q-MMR and the budgeted annotation method differ?": the other is the best other relevant paper
+            named += [h for h in self._relevant(result, context) if h is not named[0]][:1]
         if len(named) >= 2:  # "Compare X and Y", "Tell me about X and Y": each named paper in turn
-            return self._compare(query, result, named)
+            return self._compare(query, result, named, context)
         # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
         one = query.asks_for_summary and not query.mentions_papers
         if not query.asks_for_list and (named or one or len(result.hits) == 1):
@@ -88,11 +96,24 @@ class Composer:
             # "How does X decide ...?", "What benchmarks does X use?": what X proposes, then the answer;
             # "What is X?", "Summarize X": its problem, method and results point by point.
             if query.intent in _FOCUSED or (query.intent != "summary" and _asks_more(query, paper)):
-                return self._summary(query, result, [paper], self._settings.lead_sentences + 1)
-            return self._paper_summary(query, result, paper)
+                return self._summary(query, result, [paper], context, self._settings.lead_sentences + 1)
+            return self._paper_summary(query, result, paper, context)
         if query.asks_for_list:
-            return self._list(query, result, self._listed(result, context))
-        return self._summary(query, result, self._relevant(result, context))
+            if context.relevant is not None and not context.relevant and not self._unsure(result):
+                return self._abstain(query.text, result, context)  # no paper is about the topic
+            return self._list(query, result, self._listed(result, context), context)
+        return self._summary(query, result, self._relevant(result, context), context)
+
+    def _scored(self, query: Query, hit: Hit, context: Context, own: bool = False) -> list[Pick]:
+        """The paper's sentences scored against the question; a follow-up's (unless `own`) by the mean of
+        their scores against the question as asked and as searched (with the question before it), without
+        the contribution when the previous answer showed it already."""
+        scored = picks.scored(self._embed, query, hit, self._settings)
+        if not context.asked or own or context.asked == query.text:
+            return scored
+        asked = picks.scored(self._embed, as_query(context.asked), hit, self._settings)
+        both = [replace(p, score=(p.score + a.score) / 2) for p, a in zip(scored, asked, strict=True)]
+        return [p for p in both if not _shown(p, context)]
 
     def _relevant(self, result: SearchResult, context: Context) -> list[Hit]:
         """The best paper, and the others above the relevance cut and close enough in score."""
@@ -101,6 +122,11 @@ class Composer:
         if context.relevant is not None:
             close = [h for h in close if h.paper.paper_id in context.relevant]
         return [result.hits[0], *close][: self._settings.summary_papers]
+
+    def _unsure(self, result: SearchResult) -> bool:
+        """Whether a list question no paper passes the relevance cut for may still be answered from its
+        search: the best paper holds most of its words (settings.list_unsure_coverage)."""
+        return max(h.coverage for h in result.hits) >= self._settings.list_unsure_coverage
 
     def _listed(self, result: SearchResult, context: Context) -> list[Hit]:
         """Papers for a "which papers" answer: those above the relevance cut (the service searched
@@ -120,7 +146,9 @@ class Composer:
                 keep.append(hit)
         return keep[: self._settings.list_max]
 
-    def _summary(self, query: Query, result: SearchResult, hits: list[Hit], lead: int | None = None) -> Answer:
+    def _summary(
+        self, query: Query, result: SearchResult, hits: list[Hit], context: Context, lead: int | None = None
+    ) -> Answer:
         """A paragraph a paper: its label, what it proposes, then what the question asks of it (`lead`
         sentences of the best paper; settings.lead_sentences unless given)."""
         conf = self._settings
@@ -128,15 +156,20 @@ class Composer:
         parts: list[AnswerSentence] = []
         cited: list[Hit] = []
         # The paper whose sentences answer the question best leads, whatever its search rank.
-        scored = [(hit, mine) for hit in hits if (mine := picks.scored(self._embed, query, hit, conf))]
+        scored = [(hit, mine) for hit in hits if (mine := self._scored(query, hit, context))]
         best = {hit.paper.paper_id: max(p.score for p in mine) for hit, mine in scored}
         top = max(best.values(), default=0.0)
         scored = [(h, m) for h, m in scored if best[h.paper.paper_id] >= conf.paper_floor * top]
         for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
             count = (lead or conf.lead_sentences) if not cited else conf.other_sentences
-            chosen = picks.choose(mine, query.intent, count, conf)
+            shown = bool(context.said) and not any(p.sentence.role == roles.CONTRIBUTION for p in mine)
+            chosen = picks.choose(mine, query.intent, count, conf, lead=not shown)
             if not chosen:
                 continue
+            if not cited and len(things := asks(context.asked or query.text)) > 1:
+                # "What is X and how is it kept cheap?": the best paper answers each thing asked
+                each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]
+                chosen = picks.each_part(chosen, each, conf)
             cited.append(hit)
             block, said = _paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)
@@ -145,10 +178,10 @@ class Composer:
             return self._abstain(query.text, result, Context())
         return _cited(query, result, "\n\n".join(blocks), cited, parts)
 
-    def _roles(self, query: Query, hit: Hit, extra: bool = True) -> list[tuple[str, Pick]]:
+    def _roles(self, query: Query, hit: Hit, context: Context, extra: bool = True) -> list[tuple[str, Pick]]:
         """One abstract's problem, method and results sentences (and the one closest to the
         question, when `extra`; without it, for a comparison, no problem either), in the abstract's order."""
-        scored = picks.scored(self._embed, query, hit, self._settings)
+        scored = self._scored(query, hit, context)
         if not scored:
             return []
         chosen: dict[int, str] = {}
@@ -168,30 +201,30 @@ class Composer:
             chosen[max(others, key=lambda p: p.score).sentence.position] = "Also"
         return [(chosen[p.sentence.position], p) for p in scored if p.sentence.position in chosen]
 
-    def _paper_summary(self, query: Query, result: SearchResult, hit: Hit) -> Answer:
+    def _paper_summary(self, query: Query, result: SearchResult, hit: Hit, context: Context) -> Answer:
         """What one paper is about, point by point: its problem, what it proposes, what it finds."""
-        roles = self._roles(query, hit)
-        if not roles:
+        points = self._roles(query, hit, context)
+        if not points:
             return self._abstain(query.text, result, Context())
-        block, parts = _points(hit, roles, 1)
+        block, parts = _points(hit, points, 1)
         return _cited(query, result, block, [hit], parts)
 
-    def _compare(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
+    def _compare(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
         """Several named papers side by side: each one's problem, method and results, cited."""
         blocks: list[str] = []
         parts: list[AnswerSentence] = []
         chosen = hits[: self._settings.max_papers]
         for n, hit in enumerate(chosen, start=1):
-            block, mine = _points(hit, self._roles(query, hit, extra=False), n)
+            block, mine = _points(hit, self._roles(query, hit, context, extra=False), n)
             blocks.append(block)
             parts += mine
         return _cited(query, result, "\n\n".join(blocks), chosen, parts)
 
-    def _list(self, query: Query, result: SearchResult, hits: list[Hit]) -> Answer:
+    def _list(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
         """Every relevant paper with one clause on its contribution."""
         chosen: list[tuple[Hit, Pick]] = []
         for hit in hits:
-            line = picks.headline(picks.scored(self._embed, query, hit, self._settings), self._settings)
+            line = picks.headline(self._scored(query, hit, context), self._settings)
             if line is not None:
                 chosen.append((hit, line))
         if not chosen:
@@ -228,6 +261,11 @@ class Composer:
             sentences=tuple(parts),
             hits=result.hits,
         )
+
+
+def _shown(pick: Pick, context: Context) -> bool:
+    """Whether the pick is the contribution the previous answer already showed."""
+    return pick.sentence.role == roles.CONTRIBUTION and pick.sentence.source in context.said
 
 
 def _cited(query: Query, result: SearchResult, markdown: str, hits: list[Hit], parts: list[AnswerSentence]) -> Answer:
@@ -275,12 +313,20 @@ def _points(hit: Hit, roles: list[tuple[str, Pick]], n: int) -> tuple[str, list[
 def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
     """The papers among the `depth` best whose labels the question names ("What is CausalBind?"), in the
     question's order."""
-    found = [
-        (at, hit)
-        for hit in result.hits[:depth]
-        if distinctive(hit.paper.label) and (at := query.label_position(hit.paper.label)) is not None
-    ]
+    found = [(at, hit) for hit in result.hits[:depth] if (at := _named_at(query, hit)) is not None]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
+
+
+def _named_at(query: Query, hit: Hit) -> int | None:
+    """Where the question names the paper: its distinctive label, or the name its abstract spells the label
+    out as ("Cross-Precision Alignment" for CPA)."""
+    label = hit.paper.label
+    if not distinctive(label):
+        return None
+    at = query.label_position(label)
+    if at is None and (long := acronyms.spelled_out(label, hit.paper.display)) and len(long.split()) >= 2:
+        at = query.label_position(long)
+    return at
 
 
 def _asks_more(query: Query, hit: Hit) -> bool:

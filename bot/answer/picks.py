@@ -9,6 +9,7 @@ against the question is dense similarity plus shared index terms (bot.settings.A
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ import numpy as np
 from bot.answer import roles
 from bot.query import Query, distinctive
 from bot.settings import AnswerSettings
-from bot.text import sentences
+from bot.text import acronyms, sentences
 from bot.text.terms import tokenize
 from bot.types import Hit
 
@@ -52,13 +53,34 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
         return []
     vectors = embed([query.text] + [s.source for s in read])
     sims = vectors[1:] @ vectors[0]
-    # The paper's own name says which paper, not which of its sentences answers.
-    terms = set(query.terms) - set(tokenize(label))
+    # A sentence saying "SSCA" says "Span-Specific Credit Assignment" where the abstract defines it so.
+    defined = acronyms.learn([hit.paper.display])
+    # The paper's own name (and its spelled-out form) says which paper, not which of its sentences answers.
+    terms = set(query.terms) - set(tokenize(label)) - set(tokenize(defined.get(label, "")))
+    said = [set(tokenize(acronyms.expand(sentence.source, defined))) for sentence in read]
+    weight = _weights(terms, said)
+    total = sum(weight.values())
     out = []
-    for sentence, sim in zip(read, sims, strict=True):
-        overlap = len(terms & set(tokenize(sentence.source))) / len(terms) if terms else 0.0
+    for sentence, sim, words in zip(read, sims, said, strict=True):
+        overlap = sum(weight[t] for t in terms & words) / total if total else 0.0
         score = settings.sentence_dense_weight * float(sim) + settings.sentence_overlap_weight * overlap
         out.append(Pick(hit, sentence, score))
+    return out
+
+
+def _weights(terms: set[str], said: list[set[str]]) -> dict[str, float]:
+    """How much each question term says about which sentence answers: 1 + log(sentences / sentences with
+    it), 1 for a term the abstract lacks. In "How does CaC localize an anomaly in a generated video at
+    inference time?" the abstract's every other sentence has "video" and "anomaly"; only one has "inference".
+
+    Example: _weights({"video", "inference"}, [{"video"}, {"video", "inference"}])
+        -> {'video': 1.0, 'inference': 1.69...}
+    """
+    count = len(said)
+    out = {}
+    for term in terms:
+        holding = sum(term in words for words in said)
+        out[term] = 1.0 + math.log(count / holding) if holding else 1.0
     return out
 
 
@@ -74,13 +96,46 @@ def _usable(picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
     return [p for p in picks if len(p.sentence.source) >= settings.min_sentence_chars]
 
 
-def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings) -> list[Pick]:
+def answering(pick: Pick, intent: str, settings: AnswerSettings) -> float:
+    """How well the sentence answers a question with this intent: its `value`, plus settings.intent_bonus
+    when its role is what the intent wants and settings.cause_bonus when it gives the reason a "why" asks."""
+    numbers = intent in ("results", "summary", "compare")
+    wants = _WANTS.get(intent, _WANTS["what"])
+    reason = settings.cause_bonus if intent == "why" and pick.sentence.explains else 0.0
+    return value(pick, settings, numbers) + reason + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
+
+
+def each_part(chosen: list[Pick], parts: list[tuple[str, list[Pick]]], settings: AnswerSettings) -> list[Pick]:
+    """`chosen` and, for each thing a question asks ("What is X and how is it kept cheap?"; its intent and the
+    paper's sentences scored against it), the sentence answering it best, unless a chosen one answers it
+    nearly as well (settings.part_floor); in the abstract's order."""
+    have = {p.sentence.position: p for p in chosen}
+    for intent, scored in parts:
+        allowed = [
+            p
+            for p in _usable(scored, settings)
+            if (p.sentence.role != roles.PROBLEM or intent == "why")
+            and (not p.sentence.leans_back or p.sentence.position - 1 in have)
+        ]
+        best = max(allowed, key=lambda p: answering(p, intent, settings), default=None)
+        if best is None or best.sentence.position in have:
+            continue
+        # a part a chosen sentence answers nearly as well (settings.part_floor) needs nothing more
+        covered = max((answering(p, intent, settings) for p in scored if p.sentence.position in have), default=0.0)
+        if covered < settings.part_floor * answering(best, intent, settings):
+            have[best.sentence.position] = best
+    return [have[i] for i in sorted(have)]
+
+
+def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings, lead: bool = True) -> list[Pick]:
     """Up to `count` sentences: the contribution, then those answering the question best (what
     `intent` wants counts for more, settings.intent_bonus), in the abstract's order.
 
     A finding that states numbers counts for more for results, summaries and comparisons (`value`);
-    a sentence that leans on its predecessor is taken only with that predecessor; the best answering
-    sentence is always taken, another only when it scores settings.next_sentence_floor of it.
+    a sentence that leans on its predecessor is taken only with that predecessor (the best answering
+    one brings it along); the best answering sentence is always taken, another only when it scores
+    settings.next_sentence_floor of it. Without
+    `lead`, no contribution comes first.
     Example: choose(picks, "results", 3, settings) -> [contribution, best finding, next finding]
     """
     usable = _usable(picks, settings)
@@ -88,35 +143,41 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings)
         return []
     chosen: dict[int, Pick] = {}
     numbers = intent in ("results", "summary", "compare")
-    wants = _WANTS.get(intent, _WANTS["what"])
 
     def fits(pick: Pick) -> bool:
         return not pick.sentence.leans_back or pick.sentence.position - 1 in chosen
 
     def answers(pick: Pick) -> float:
-        return value(pick, settings, numbers) + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
+        return answering(pick, intent, settings)
 
-    contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
-    if contribution is None:
-        contribution = max((p for p in usable if fits(p)), key=lambda p: value(p, settings, numbers), default=None)
-    if contribution is None:
-        return []
-    chosen[contribution.sentence.position] = contribution
+    if lead:  # without it (a follow-up already shown the contribution), only what answers
+        contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
+        if contribution is None:
+            contribution = max((p for p in usable if fits(p)), key=lambda p: value(p, settings, numbers), default=None)
+        if contribution is None:
+            return []
+        chosen[contribution.sentence.position] = contribution
     # Then the sentences that answer best, what the intent wants counting for more; each further one
     # only when nearly as good as the first, so that an answer does not pad.
     allowed = [
         p for p in usable if p.sentence.position not in chosen and (p.sentence.role != roles.PROBLEM or intent == "why")
     ]
+    by_position = {p.sentence.position: p for p in usable}
     first = None
     for pick in sorted(allowed, key=lambda p: -answers(p)):
         if len(chosen) >= count:
             break
-        if not fits(pick):
+        # the best answer leaning on its predecessor ("this limitation stems from ...") comes with it
+        before = by_position.get(pick.sentence.position - 1)
+        joined = not fits(pick) and before is not None and not before.sentence.leans_back and len(chosen) + 2 <= count
+        if not fits(pick) and not joined:
             continue
         if first is None:
             first = answers(pick)
         elif answers(pick) < settings.next_sentence_floor * first:
             break
+        if joined and before is not None:
+            chosen[before.sentence.position] = before
         chosen[pick.sentence.position] = pick
     return [chosen[i] for i in sorted(chosen)]
 

@@ -40,6 +40,12 @@ _FINDING = re.compile(
     r"|\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)",
     re.IGNORECASE,
 )
+# A sentence giving a reason: what a "why" question asks for ("this limitation primarily stems from ...").
+_CAUSE = re.compile(
+    r"\b(?:because|due to|owing to|stem(?:s|med|ming)? from|aris(?:es|ing) from|caused by|root cause|"
+    r"(?:is|are) driven by|attribut\w+ to|the reason|explains? why|lead(?:s|ing)? to|result(?:s|ing)? in)\b",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)|\b\d+(?:\.\d+)?\b")
 # Openers that only link a sentence to the one before: dropping them leaves the same claim.
 _CONNECTIVE = re.compile(
@@ -75,6 +81,7 @@ class Sentence:
     role: str  # problem, contribution, method or finding
     leans_back: bool  # still points at an earlier sentence after the opener is dropped
     numbers: int  # how many numbers it states (findings with numbers say more)
+    explains: bool = False  # gives a reason ("stems from", "because"): what a "why" question asks
 
 
 def stand_alone(sentence: str) -> str:
@@ -130,5 +137,6 @@ def read(texts: list[str], name: str | None = None) -> list[Sentence]:
             role = CONTRIBUTION
         else:
             role = FINDING if _FINDING.search(source) else METHOD
-        out.append(Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source))))
+        explains = bool(_CAUSE.search(source))
+        out.append(Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source)), explains))
     return out

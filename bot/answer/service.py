@@ -73,7 +73,7 @@ class AnswerService:
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.search.settings.k, self.settings.list_max)
         results = self.search.search_followups(asked, k)
-        contexts = self._contexts(asked, results)
+        contexts = self._contexts(asked, results, previous)
         out = []
         for f, (result, context) in zip(asked, contexts, strict=True):
             out.append(self._as_asked(f, self.answer_stream(f.standalone, result, backend, context)))
@@ -97,7 +97,7 @@ class AnswerService:
         return out
 
     def _contexts(
-        self, asked: list[followup.Followup], results: list[SearchResult]
+        self, asked: list[followup.Followup], results: list[SearchResult], previous: Answer | None = None
     ) -> list[tuple[SearchResult, Context | None]]:
         """Each question's search with what the composer needs beyond it: the papers above the relevance
         cut triage uses, and what the corpus is about (said when nothing answers). A "which papers"
@@ -118,16 +118,22 @@ class AnswerService:
                 result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores[p]))
             searched.append((result, ids))
         # What the corpus is about is said only when nothing answers: not worked out otherwise.
-        nothing = any(ids is not None and (r.abstained or not r.hits) for r, ids in searched)
+        nothing = any(
+            ids is not None and (r.abstained or not r.hits or (not ids and parse(f.standalone).asks_for_list))
+            for f, (r, ids) in zip(asked, searched, strict=True)
+        )
         topics = tuple(self.search.topics(self.settings.overview_topics)) if nothing else ()
+        # A follow-up about earlier papers is answered from them as asked; one about a single paper does not repeat
+        # what the previous answer showed of it.
+        said = frozenset(s.paper_sentence for s in previous.sentences if s.paper_sentence) if previous else frozenset()
         return [
             (
                 r,
-                Context(topics=(), papers=stored)
+                Context(papers=stored, asked=f.question, said=said if len(f.paper_ids) == 1 else frozenset())
                 if ids is None
                 else Context(relevant=ids, topics=topics, papers=stored),
             )
-            for r, ids in searched
+            for f, (r, ids) in zip(asked, searched, strict=True)
         ]
 
     def _backend(self, generator: str | None) -> str:

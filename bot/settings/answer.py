@@ -47,6 +47,13 @@ class AnswerSettings(BaseModel):
         description="Added to a sentence's score when its role is what the question's intent asks for (how it "
         "works, the problem for 'why', findings for 'what results'). Set by hand, judged in docs/answers.md.",
     )
+    cause_bonus: float = Field(
+        0.2,
+        ge=0,
+        description="Added, for a 'why' question, to the score of a sentence that gives a reason ('stems from', "
+        "'because', 'leads to'): the sentence restating the question's setting is otherwise closer to it than the "
+        "one explaining it. Set by hand, judged in docs/answers.md.",
+    )
     next_sentence_floor: float = Field(
         0.9,
         ge=0,
@@ -54,6 +61,14 @@ class AnswerSettings(BaseModel):
         description="After a paper's contribution and its best answering sentence, a further sentence is added "
         "only when it scores at least this share of that one: blind judges marked answers padded. Set by hand, "
         "judged in docs/answers.md.",
+    )
+    part_floor: float = Field(
+        0.95,
+        ge=0,
+        le=1,
+        description="A question asking two things ('What is X and how is it kept cheap?') gets the sentence "
+        "answering each, unless a sentence already chosen scores at least this share of it for that part. Set by "
+        "hand, judged in docs/answers.md.",
     )
     paper_floor: float = Field(
         0.8,
@@ -138,6 +153,16 @@ class AnswerSettings(BaseModel):
         le=1,
         description="Or: share of the best MiniLM similarity a paper close in score needs to be listed; see "
         "list_close_cutoff. Set by hand.",
+    )
+    list_unsure_coverage: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="When no paper passes the relevance cut for a 'which papers' question's topic (a long, "
+        "descriptive question dilutes its words), it is still answered from the search if the best paper holds "
+        "this share of the question's words (idf-weighted), and otherwise told what the corpus is about: "
+        "'speculative decoding for faster LLM inference' (best 0.26) is not in the seeds, 'decisions at two "
+        "coupled timescales, a slow strategic layer and a fast control layer' (0.55) is. Set by hand on those two.",
     )
     named_depth: int = Field(
         10,

@@ -57,6 +57,19 @@ def long_form(before: str, acronym: str) -> str | None:
     return found if 2 <= len(found.split()) <= len(letters) + 2 else None
 
 
+def spelled_out(acronym: str, text: str) -> str | None:
+    """How `text` spells out `acronym`, defined either way round, or None.
+
+    Example: spelled_out("CPA", "we propose Cross-Precision Alignment (CPA), a ...") -> "cross-precision alignment";
+    spelled_out("STAR", "we propose STAR (Staleness-Aware Replay), a ...") -> "staleness-aware replay"
+    """
+    after = re.search(rf"(?<![\w-]){re.escape(acronym)}\s*\(([^()]{{5,80}})\)", text)
+    if after and (found := long_form(after.group(1), acronym)):
+        return found
+    before = re.search(rf"\({re.escape(acronym)}\)", text)
+    return long_form(text[max(0, before.start() - 200) : before.start()], acronym) if before else None
+
+
 def learn(texts: Iterable[str]) -> dict[str, str]:
     """Every acronym the texts define, with its most frequent long form.
 

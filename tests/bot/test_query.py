@@ -10,6 +10,7 @@ import pytest
 from bot.query import (
     Filter,
     as_query,
+    asks,
     distinctive,
     label_position,
     parse,
@@ -231,3 +232,30 @@ def test_a_pronoun_after_a_name_does_not_lean_on_an_earlier_answer() -> None:
     assert parse("how well does it work?").pronoun_lead == 1
     assert parse("summarize CRAFT and what it contributes").pronoun_lead is None
     assert parse("What is GRPO?").pronoun_lead is None
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("What is IEES and how is it kept cheap?", ["What is IEES", "how is it kept cheap?"]),
+        ("Was it tested on real robots, and what did it beat?", ["Was it tested on real robots", "what did it beat?"]),
+        ("How do CURE and CS-DICE handle overlap?", ["How do CURE and CS-DICE handle overlap?"]),  # one question
+        ("What is CURE? And how does it forget?", ["And how does it forget?"]),  # the last question asks
+    ],
+)
+def test_asks_splits_a_question_into_the_things_it_asks(text: str, parts: list[str]) -> None:
+    assert asks(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Which papers use GRPO?", "grpo"),
+        ("Which papers report experiments with Qwen3 models?", "qwen3 models"),
+        ("Which papers try to fix problems with on-policy distillation?", "on-policy distillation"),
+        ("What are the main approaches to speculative decoding?", "speculative decoding"),
+        ("Which papers report new experiments?", "report new experiments"),  # nothing else: the words kept
+    ],
+)
+def test_a_list_topic_leaves_out_how_the_question_frames_it(text: str, topic: str) -> None:
+    assert parse(text).topic == topic

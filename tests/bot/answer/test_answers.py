@@ -186,3 +186,40 @@ def test_the_composer_follows_its_settings_not_numbers_of_its_own(seeded_bot):
     strict = settings.model_copy(update={"list_named_cutoff": 1.0, "list_close_cutoff": 1.0})
     assert len(Composer(seeded_bot.embed, strict).compose("Which papers use GRPO?", grpo).citations) == 1
     assert len(listed.citations) > 1
+
+
+def test_a_list_question_about_nothing_in_the_corpus_says_what_the_corpus_holds(seeded_bot):
+    answer = seeded_bot.ask("Which papers study speculative decoding for faster LLM inference?")
+    assert answer.abstained and answer.citations == ()
+    assert "The 53 abstracts here are mostly about" in answer.markdown
+
+
+def test_a_list_topic_without_the_questions_framing_finds_every_paper_naming_it(seeded_bot):
+    answer = seeded_bot.ask("Which papers report experiments with Qwen3 models?")
+    cited = [c.paper for c in answer.citations]
+    naming = [p for p in seeded_bot.papers().values() if "Qwen3" in p.text]
+    assert len(naming) >= 3
+    assert {p.paper_id for p in cited} == {p.paper_id for p in naming}
+
+
+def test_a_paper_named_by_its_spelled_out_name_is_answered_as_named(seeded_bot):
+    answer = seeded_bot.ask("What are CURE and Cross-Precision Alignment?")
+    assert [c.paper.label for c in answer.citations] == ["CURE", "CPA"]
+
+
+def test_comparing_a_named_paper_with_a_described_one_covers_both(seeded_bot):
+    answer = seeded_bot.ask(
+        "How does Q-MMR differ from the method that allocates a budget of counterfactual annotations?"
+    )
+    labels = [c.paper.label for c in answer.citations]
+    assert len(labels) == 2 and labels[0] == "Q-MMR"
+    assert all(any(s.citations == (n,) for s in answer.sentences) for n in (1, 2))
+
+
+def test_a_follow_up_answers_what_it_asks_without_repeating_the_contribution(seeded_bot):
+    first = seeded_bot.ask("What is CURE?")
+    contribution = next(s.paper_sentence for s in first.sentences if "propose" in s.paper_sentence)
+    answer = seeded_bot.ask("Which benchmarks does it use?", previous=first)
+    assert [c.paper.label for c in answer.citations] == ["CURE"]
+    assert "MuJoCo" in answer.markdown
+    assert contribution not in [s.paper_sentence for s in answer.sentences]

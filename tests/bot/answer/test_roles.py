@@ -6,6 +6,8 @@ import pytest
 
 from bot.answer import picks, roles
 from bot.query import parse
+from bot.settings import AnswerSettings
+from bot.types import Hit, Paper
 
 ABSTRACT = [
     "Virtual screening is hard because binding depends on sparse contacts.",
@@ -14,6 +16,7 @@ ABSTRACT = [
     "It then learns sparse interaction maps between concepts.",
     "Experiments on DUD-E show gains of 4.2% over strong baselines.",
 ]
+HIT = Hit(Paper("p1", " ".join(ABSTRACT), " ".join(ABSTRACT), "CausalBind", "h", ()), 1.0, 1.0, 1.0)
 
 
 def test_the_contribution_is_the_sentence_that_proposes_and_earlier_ones_state_the_problem() -> None:
@@ -72,3 +75,36 @@ def test_an_answer_names_the_contribution_and_keeps_the_abstracts_order(seeded_b
     reasons = picks.choose(picks.scored(seeded_bot.embed, why, hit, settings), why.intent, 3, settings)
     assert any(p.sentence.role == "problem" for p in reasons)  # the problem statement only when asked why
     assert not any(p.sentence.role == "problem" for p in chosen)
+
+
+def test_a_sentence_giving_a_reason_is_marked_and_answers_why_first() -> None:
+    texts = [
+        "Off-policy training reuses old trajectories through replay buffers.",
+        "Off-policy training often falls behind on-policy training on reasoning tasks.",
+        "The gap stems from stale data in the replay buffer.",
+        "We propose STAR, a replay framework.",
+    ]
+    read = roles.read(texts, "STAR")
+    assert [s.explains for s in read] == [False, False, True, False]
+    settings = AnswerSettings()
+    # the restatement of the question scores higher by itself; the reason wins for "why" only
+    scores = [0.7, 0.8, 0.65, 0.3]
+    scored = [picks.Pick(HIT, s, score) for s, score in zip(read, scores, strict=True)]
+    why = picks.choose(scored, "why", 2, settings)
+    assert [p.sentence.position for p in why] == [2, 3]
+    what = picks.choose(scored, "what", 2, settings)
+    assert 2 not in [p.sentence.position for p in what]
+    assert picks.choose(scored, "why", 2, settings.model_copy(update={"cause_bonus": 0.0}))[0].sentence.position == 1
+
+
+def test_each_thing_a_question_asks_gets_its_best_sentence() -> None:
+    read = roles.read(ABSTRACT, "CausalBind")
+    settings = AnswerSettings()
+    whole = [picks.Pick(HIT, s, score) for s, score in zip(read, [0.1, 0.1, 0.5, 0.2, 0.6], strict=True)]
+    chosen = picks.choose(whole, "what", 2, settings)
+    assert [p.sentence.position for p in chosen] == [2, 4]
+    # "... and how does it learn?" is answered best by the method sentence, which leans on the contribution
+    how = [picks.Pick(HIT, s, score) for s, score in zip(read, [0.1, 0.1, 0.2, 0.9, 0.1], strict=True)]
+    both = picks.each_part(chosen, [("what", whole), ("how", how)], settings)
+    assert [p.sentence.position for p in both] == [2, 3, 4]
+    assert picks.each_part(chosen, [("what", whole)], settings) == chosen

@@ -48,3 +48,16 @@ def test_the_seed_index_learns_acronyms_and_expands_questions(seeded_bot):
     index = seeded_bot.retriever()._lexical
     assert index.acronyms.get("OPD") == "on-policy distillation"
     assert "(on-policy distillation)" in index.expand("theory for OPD with a noisy teacher")
+
+
+@pytest.mark.parametrize(
+    ("acronym", "text", "expected"),
+    [
+        ("CPA", "we propose Cross-Precision Alignment (CPA), a simple regularizer", "cross-precision alignment"),
+        ("STAR", "we propose STAR (Staleness-Aware Replay), a data-centric framework", "staleness-aware replay"),
+        ("STAR", "STAR (see Section 3) improves replay", None),  # a parenthesis that does not spell it
+        ("CURE", "CURE improves unlearning", None),  # never spelled out
+    ],
+)
+def test_spelled_out_reads_a_definition_either_way_round(acronym, text, expected):
+    assert acronyms.spelled_out(acronym, text) == expected
