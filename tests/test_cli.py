@@ -230,6 +230,20 @@ def test_reading_a_store_that_does_not_exist_creates_nothing(
     assert not missing.exists()
 
 
+def test_a_missing_store_names_the_command_that_makes_it(
+    tmp_path: Path, run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default store is made by a plain `paperbot ingest`; a given folder is repeated, shell-quoted."""
+    monkeypatch.chdir(tmp_path)
+    default = run_cli("search", "x")
+    assert default.code == 3 and "run `paperbot ingest` first" in default.err
+    assert "--store .paperbot" not in default.err
+    spaced = tmp_path / "my store"
+    given = run_cli("search", "x", "--store", spaced)
+    assert given.code == 3 and f"run `paperbot --store '{spaced}' ingest` first" in given.err
+    assert not (tmp_path / ".paperbot").exists() and not spaced.exists()
+
+
 SAFE_RL = "How can reinforcement learning keep an agent safe in every state it visits?"
 
 

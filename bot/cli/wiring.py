@@ -9,6 +9,7 @@ nothing and parses no arguments.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,13 +39,24 @@ def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
 
 
 def require_store(settings: Settings) -> None:
-    """Refuse a store folder that does not exist, for commands that only read one."""
-    if not settings.store.is_dir():
-        # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
+    """Refuse a store folder that does not exist, for commands that only read one.
+
+    Example: no .paperbot/ here -> "no store at .paperbot: ...; run `paperbot ingest` first ..."
+    """
+    if settings.store.is_dir():
+        return
+    # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
+    if settings.store == type(settings).model_fields["store"].default:
         raise StoreError(
-            f"no store at {settings.store}: nothing was ingested there; check --store (or PAPERBOT_STORE), "
-            f"or run `paperbot --store {settings.store} ingest FILES` first (no FILES: the bundled seeds)"
+            f"no store at {settings.store}: nothing was ingested in this folder yet; run `paperbot ingest` "
+            "first to load the bundled seed abstracts (or `paperbot ingest FILES` for your own), "
+            "or give the store's folder with --store DIR"
         )
+    raise StoreError(
+        f"no store at {settings.store}: nothing was ingested there; check --store (or PAPERBOT_STORE), "
+        f"or run `paperbot --store {shlex.quote(str(settings.store))} ingest` first "
+        "(the bundled seeds; or add FILES for your own)"
+    )
 
 
 def open_app(settings: Settings) -> App:

@@ -6,6 +6,7 @@ in a format is bot.library.export's job.
 from __future__ import annotations
 
 import logging
+import shlex
 from collections.abc import Callable
 
 from bot.errors import QueryError
@@ -56,7 +57,9 @@ def select(
                 ", ".join(reading.missing),
             )
         if not reading.papers:
-            raise QueryError(f"the list {list_name!r} is empty; add papers with `paperbot list add {list_name} ID...`")
+            raise QueryError(
+                f"the list {list_name!r} is empty; add papers with `paperbot list add {shlex.quote(list_name)} ID...`"
+            )
         return list(reading.papers), f"Reading list: {list_name}"
     if topic is not None:
         found = triage(topic)

@@ -75,7 +75,7 @@ def choose_cut(scores: np.ndarray, settings: TriageSettings) -> Cut:
             "floor",
             settings.abstain_below,
             f"the best paper scores {best:.2f}, below the {settings.abstain_below:.2f} a paper needs to be about "
-            "the topic: nothing in the corpus is",
+            "the topic, so nothing in the corpus is about it",
         )
     eligible = int(np.sum(ranked >= settings.min_score))
     # every paper above the minimum: the last one is compared with the minimum itself

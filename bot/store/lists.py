@@ -9,6 +9,7 @@ module does not know vectors or search.
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 import time
 
@@ -96,7 +97,7 @@ class ReadingLists:
         absent = [pid for pid in paper_ids if pid not in on_list]
         if absent:
             raise UnknownPaperError(
-                f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {name}` shows what is"
+                f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
             )
         with self._db.transaction() as db:
             db.executemany(
@@ -116,6 +117,7 @@ class ReadingLists:
         if not self._db.rows("SELECT 1 FROM reading_lists WHERE name = ?", (name,)):
             known = ", ".join(n for n, _ in self.names()) or "none yet"
             raise UnknownListError(
-                f"there is no reading list {name!r} (lists: {known}); create it with `paperbot list add {name} ID...`"
+                f"there is no reading list {name!r} (lists: {known}); "
+                f"create it with `paperbot list add {shlex.quote(name)} ID...`"
             )
         return name

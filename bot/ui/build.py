@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from bot.render import html as markup
 from bot.ui import views
 from bot.ui.chat import GENERATORS, Ask, AskStream, whole_answer
-from bot.ui.css import PANEL_CSS
+from bot.ui.css import FONT, FONT_FALLBACKS, FONT_MONO, FONT_MONO_FALLBACKS, FONT_WEIGHTS, PANEL_CSS
 from bot.ui.files import ExportFiles
 from bot.ui.seeds import IngestSeeds, PaperCount, SeedLoader, after_seeds
 
@@ -64,6 +64,7 @@ def _build_widgets(generator: str) -> Widgets:
             chatbot = gr.Chatbot(
                 label="Conversation",
                 height=560,
+                elem_id="pb-chat",  # bot.ui.css.PAGE_CSS keeps its messages below the toolbar
                 feedback_options=None,
                 buttons=["copy", "copy_all"],  # no "share": answers stay on this machine
             )
@@ -91,6 +92,20 @@ def _build_widgets(generator: str) -> Widgets:
     return Widgets(status=status, chatbot=chatbot, question=question, generator=choice, panel=panel, cite=cite)
 
 
+def theme() -> gr.themes.Base:
+    """Gradio's default theme over bot.ui.css's fonts: files bundled with Gradio, whole at every weight
+    declared, so bold capitals come from the same font as the rest of the word.
+    Example: build(...).launch(theme=theme(), css=PAGE_CSS)
+    """
+    quiet_gradio()
+    import gradio as gr
+
+    return gr.themes.Default(
+        font=[gr.themes.LocalFont(FONT, weights=FONT_WEIGHTS), *FONT_FALLBACKS],
+        font_mono=[gr.themes.LocalFont(FONT_MONO, weights=FONT_WEIGHTS), *FONT_MONO_FALLBACKS],
+    )
+
+
 def build(
     ask: Ask,
     ingest_seeds: IngestSeeds | None,
@@ -105,8 +120,9 @@ def build(
     The chat shows `ask_stream`'s pieces as they come (without it, each answer appears whole);
     its "Answer with" menu starts at `generator`. The /ask API endpoint calls `ask`. Export files
     for the download buttons go under `exports` (default: a new temporary folder).
-    Example: build(bot.ask, ingest_seeds, bot.paper_count, library_of(bot), ask_stream=bot.ask_stream).launch(),
-    with `ingest_seeds` as the CLI builds it (the UI never imports ingest)
+    Example: build(bot.ask, ingest_seeds, bot.paper_count, library_of(bot), ask_stream=bot.ask_stream)
+    .launch(theme=theme(), css=PAGE_CSS), with `ingest_seeds` as the CLI builds it (the UI never
+    imports ingest); Gradio 6 takes the theme and style sheet at launch, not in `gr.Blocks`
     """
     quiet_gradio()
     import gradio as gr

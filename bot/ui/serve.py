@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 from bot.errors import PaperbotError
 from bot.types import Answer, ReadingList, TriageResult
 from bot.ui import views
-from bot.ui.build import build, quiet_gradio
+from bot.ui.build import build, quiet_gradio, theme
+from bot.ui.css import PAGE_CSS
 from bot.ui.seeds import IngestSeeds
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ def serve(bot: Core, ingest_seeds: IngestSeeds | None, host: str = "127.0.0.1", 
             ssr_mode=False,  # server-side rendering needs Node; plain serving does not
             mcp_server=False,
             footer_links=["api"],  # gradio_client users find the /ask endpoint here
+            theme=theme(),
+            css=PAGE_CSS,
         )
     except OSError as exc:
         # Gradio's own message suggests GRADIO_SERVER_PORT; paperbot users pass --port.

@@ -84,7 +84,8 @@ def _add_row(prefix: str, text: str) -> tuple[gr.Textbox, gr.Button]:
 
 
 def _table(headers: list[str], types: list[str], elem_id: str, widths: list[str | int]) -> gr.Dataframe:
-    return gr.Dataframe(
+    """A table of papers whose only input is the tick box in each row; rows come from the server."""
+    table = gr.Dataframe(
         value=[],
         headers=headers,
         datatype=types,  # type: ignore[arg-type]  # gradio's Literal list
@@ -98,6 +99,12 @@ def _table(headers: list[str], types: list[str], elem_id: str, widths: list[str 
         buttons=["copy", "fullscreen"],
         elem_id=elem_id,
     )
+    # No adding rows: an interactive table with a "dynamic" row count shows a "+" bar when empty
+    # and add-row items in its cell menu. Gradio 6 marks the tuple form of `row_count` deprecated
+    # and its replacement `row_limits` as not yet implemented (it warns and does nothing), so the
+    # count is set as the frontend reads it; the browser test checks the bar is gone.
+    table.row_count = (0, "fixed")
+    return table
 
 
 def build_cite_widgets() -> CiteWidgets:
@@ -143,6 +150,7 @@ def build_list_tab() -> ListWidgets:
         )
         selection = gr.Markdown(elem_id="pb-list-selection")
         with gr.Row():
+            # One line, as wide as its words (bot.ui.css.PAGE_CSS): Gradio's 160 px minimum wrapped it.
             remove = gr.Button(
                 "Remove ticked papers from the list", variant="stop", size="sm", scale=0, elem_id="pb-list-remove"
             )

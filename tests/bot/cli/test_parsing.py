@@ -164,6 +164,7 @@ def test_a_misspelt_command_is_named_with_the_nearest(
             "no option '--jsno' in `paperbot search`; did you mean '--json'?",
         ),
         (["ask", "x", "--histroy", "h.json"], "paperbot ask", "did you mean '--history'?"),
+        (["search", "--kk", "3", "x"], "paperbot search", "no option '--kk' in `paperbot search`; did you mean '--k'?"),
         (["ingest", "--stroe", "A"], "paperbot ingest", "did you mean '--store'?"),
         (["list", "add", "l", "p", "--topci", "t"], "paperbot list add", "did you mean '--topic'?"),
         (

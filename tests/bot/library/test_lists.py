@@ -86,6 +86,14 @@ def test_list_errors_say_what_to_do(tmp_path: Path, papers: dict[str, Paper]) ->
         lists.entries("nope")
     with pytest.raises(UnknownPaperError, match="not on the list 'mine': p333333dddddd"):
         lists.remove("mine", ["p333333dddddd"])
+    # A name with a space is suggested shell-quoted: unquoted, `list add to raed` would make a list "to".
+    with pytest.raises(UnknownListError) as unknown:
+        lists.entries("to raed")
+    assert unknown.value.args[0].endswith("create it with `paperbot list add 'to raed' ID...`")
+    lists.add("it's mine", [papers["p111111aaaaaa"]])
+    with pytest.raises(UnknownPaperError) as absent:
+        lists.remove("it's mine", ["p333333dddddd"])
+    assert "`paperbot list show 'it'\"'\"'s mine'` shows what is" in absent.value.args[0]
     with pytest.raises(QueryError, match="not a usable list name"):
         lists.add("  ", [papers["p111111aaaaaa"]])
 
@@ -122,5 +130,10 @@ def test_list_commands_end_to_end(store_copy: Settings, run_cli: Callable[..., A
 
     missing = run_cli("list", "show", "unread", *store)
     assert missing.code == 2 and "no reading list 'unread'" in missing.err
+    assert run_cli("list", "add", "to read", "Cal-SPI", *store).code == 0
+    assert run_cli("list", "remove", "to read", "Cal-SPI", *store).code == 0
+    empty = run_cli("export", "--list", "to read", "--format", "csv", *store)
+    assert empty.code == 2 and empty.err.endswith("add papers with `paperbot list add 'to read' ID...`\n")
+    assert run_cli("list", "delete", "to read", *store).code == 0
     assert run_cli("list", "delete", "safe", *store).code == 0
     assert json.loads(run_cli("list", *store, "--json").out) == {"lists": []}

@@ -4,10 +4,13 @@ Against the session's `python -m bot serve` (tests/bot/ui/conftest.py): ask a qu
 cited abstracts, add a cited paper to a list, triage a topic, sort the table, tick two papers,
 add them to a reading list, download their BibTeX and parse it, then find them in the Reading
 list tab and remove one; last, answer with a language model that is down and see the notice.
-Screenshots of the three tabs go to $README_SCREENSHOTS (docs/screenshots/ for the README).
+On the way it checks what only a browser shows: bold text is drawn with the bundled fonts alone,
+no chat message can scroll under the chat's toolbar, the empty triage table offers no add-row
+bar, and the remove button fits on one line. Screenshots of the three tabs go to
+$README_SCREENSHOTS (docs/screenshots/ for the README).
 
 Playwright's own browser download (`playwright install`) fails offline, so the test drives
-/usr/bin/chromium; `.ci/setup` installs it. Without it the test fails in CI and skips elsewhere.
+/usr/bin/chromium; `.ci/setup --test` installs it. Without it the test fails in CI and skips elsewhere.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 
 import bibtexparser
 import pytest
+
+from bot.ui.css import FONT, FONT_MONO, FONT_WEIGHTS
 
 pytestmark = pytest.mark.slow
 
@@ -45,9 +50,9 @@ STEP = 60_000
 
 
 def _unavailable(why: str) -> None:
-    """Fail in CI, where .ci/setup must have installed the browser; skip on a developer's machine."""
+    """Fail in CI, where .ci/setup --test must have installed the browser; skip on a developer's machine."""
     if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
-        pytest.fail(f"{why}; .ci/setup installs it (apt-get install -y chromium, pip install -e '.[test]')")
+        pytest.fail(f"{why}; .ci/setup --test installs it (apt-get install -y chromium, pip install -e '.[test]')")
     pytest.skip(why)
 
 
@@ -108,6 +113,54 @@ def _download(page: Any, button: str, target: Path) -> Path:
     return path
 
 
+def _fonts_drawn(page: Any, selector: str) -> list[dict[str, Any]]:
+    """The fonts Chromium drew the first matching element's own text with, as DevTools reports
+    them: [{"familyName", "postScriptName", "isCustomFont" (a web font), "glyphCount"}, ...]."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        assert node, f"nothing matches {selector}"
+        return list(cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"])
+    finally:
+        cdp.detach()
+
+
+def _assert_bold_in_one_web_font(page: Any, selector: str, postscript: str) -> None:
+    """Every glyph of the element's text from one bundled bold font; Gradio's own 600 face (a
+    subset holding only A and B) mixed with a system font made "CARD" look like "CᴀRD"."""
+    fonts = _fonts_drawn(page, selector)
+    assert [(f["postScriptName"], f["isCustomFont"]) for f in fonts] == [(postscript, True)], f"{selector}: {fonts}"
+
+
+def _family_faces(page: Any, family: str) -> list[list[str]]:
+    """[weight, status] of each @font-face of `family`, once each declared weight has been loaded."""
+    script = """async (family) => {
+        const faces = [...document.fonts].filter(f => f.family.replace(/["']/g, '') === family);
+        await Promise.all(faces.map(f => f.load().catch(() => null)));
+        return faces.map(f => [f.weight, f.status]).sort();
+    }"""
+    return list(page.evaluate(script, family))
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def _lines(page: Any, selector: str) -> int:
+    """How many lines the element's text takes on screen."""
+    script = """e => { const r = document.createRange(); r.selectNodeContents(e);
+        return new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size; }"""
+    return int(page.locator(selector).evaluate(script))
+
+
 def _screenshot(page: Any, name: str) -> None:
     wanted = os.environ.get(SCREENSHOTS_ENV)
     folder = Path(wanted) if wanted else Path(tempfile.gettempdir()) / "paperbot-screenshots"
@@ -133,6 +186,13 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     citation_labels = [" ".join(t.split()) for t in cited.all_inner_texts()]
     assert citation_labels[0] == "[1] ASCPO"
     assert len(citation_labels) == page.locator(".pb-citation").count()  # one box per cited abstract
+    # The bundled font, served by the app itself (no network), whole at each declared weight.
+    family = page.locator("[data-testid=bot] .message-content").first.evaluate("e => getComputedStyle(e).fontFamily")
+    assert family.split(",")[0].strip("'\" ") == FONT, family
+    for name in (FONT, FONT_MONO):
+        assert _family_faces(page, name) == [[str(w), "loaded"] for w in FONT_WEIGHTS], name
+    _assert_bold_in_one_web_font(page, "[data-testid=bot] strong", "SourceSans3-Bold")  # the label, ASCPO
+    _assert_bold_in_one_web_font(page, "#pb-cited-add", "SourceSans3-Bold")  # "Add to list"
     _screenshot(page, "chat.png")
     cited.first.click()
     page.locator("#pb-cited-list input, #pb-cited-list textarea").first.fill("from-chat")
@@ -140,7 +200,12 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     assert "Added 1 paper to from-chat" in _wait_text(page, "#pb-cited-added", "Added")
 
     # 2. Triage: every paper about the topic, with the count considered and the cut explained.
+    # Before that the table is empty and offers no "+" bar: its rows come only from a triage.
     page.get_by_role("tab", name="Triage").click()
+    page.locator("#pb-triage-table th[title=score]").wait_for()
+    assert _rows(page, "#pb-triage-table").count() == 0
+    assert page.locator("#pb-triage-table .add-row-button").count() == 0
+    _assert_bold_in_one_web_font(page, "#pb-triage-table th[title=score] span.header", "IBMPlexMono-Bold")
     topic = page.locator("#pb-topic textarea")
     topic.fill(TOPIC)
     topic.press("Enter")
@@ -200,6 +265,7 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     _screenshot(page, "reading-list.png")
 
     # 7. Remove one; the other stays. The chat's list is there too, with the cited paper.
+    assert _lines(page, "#pb-list-remove") == 1  # Gradio's minimum width wrapped it onto two
     first_id = _cells(list_rows.first)[5]
     _tick(list_rows.first)
     _wait_text(page, "#pb-list-selection", "^1 ticked")
@@ -223,3 +289,19 @@ def test_chat_triage_reading_list_and_bibtex_export(page: Any, tmp_path: Path) -
     reply = _wait_text(page, log, r"openai language model did not answer[^]*Cal-SPI", timeout=SLOW)
     assert "This is the extractive answer instead" in reply
     assert page.locator("#pb-generator input").first.input_value() == "openai"
+
+    # 9. Messages scroll below the chat's label and toolbar, never under them: the scrolling
+    # area starts below both, and a question scrolled to its top stays clear of the icons.
+    # Scrolled and measured in one script, so Gradio's autoscroll cannot move it in between.
+    boxes = page.locator("#pb-chat").evaluate(
+        """chat => {
+            const box = sel => { const r = chat.querySelector(sel).getBoundingClientRect();
+                return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+            chat.querySelector('.user-row').scrollIntoView({block: 'start'});
+            return {question: box('.user-row'), toolbar: box('.top-panel'),
+                    label: box('label[data-testid=block-label]'), messages: box('.bubble-wrap')};
+        }"""
+    )
+    header = max(boxes[b]["y"] + boxes[b]["height"] for b in ("toolbar", "label"))
+    assert boxes["messages"]["y"] >= header, boxes
+    assert not _overlap(boxes["question"], boxes["toolbar"]), boxes

@@ -28,7 +28,7 @@ def test_hostile_markup_in_answers_and_labels_stays_text() -> None:
         pytest.skip("Playwright for Python is not installed")
     if not Path("/usr/bin/chromium").exists():
         if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
-            pytest.fail("Debian chromium is not installed at /usr/bin/chromium; .ci/setup installs it")
+            pytest.fail("Debian chromium is not installed at /usr/bin/chromium; .ci/setup --test installs it")
         pytest.skip("Debian chromium is not installed at /usr/bin/chromium")
     import bench_markup as bench
 

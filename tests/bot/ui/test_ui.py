@@ -130,6 +130,13 @@ def test_build_exposes_ask_and_hides_the_rest(tmp_path: Path, monkeypatch: pytes
     menu = next(c for c in demo.config["components"] if c["props"].get("elem_id") == "pb-generator")
     assert menu["props"]["value"] == "openai"
     assert [choice[1] for choice in menu["props"]["choices"]] == ["extractive", "openai", "llamacpp"]
+    # The paper tables take ticks, not new rows: a fixed row count hides Gradio's add-row bar.
+    ids = ("pb-triage-table", "pb-list-table")
+    tables = [c["props"] for c in demo.config["components"] if c["props"].get("elem_id") in ids]
+    assert [(t["elem_id"], t["interactive"], t["row_count"][1]) for t in tables] == [
+        (ids[0], True, "fixed"),
+        (ids[1], True, "fixed"),
+    ]
 
 
 @pytest.mark.slow
