@@ -59,6 +59,8 @@ _CONNECTIVE = re.compile(
     r"inspired by (?:this|these|it|that|them)(?: \w+)?|(?:first|second|third|fourth|next|then|lastly)(?:ly)?)\s*,\s+",
     re.IGNORECASE,
 )
+# What continues a phrase rather than starting the claim after a linking opener.
+_EXAMPLE = re.compile(r"(?:e\.g\.|i\.e\.|such as|including|namely)", re.IGNORECASE)
 # Openers that point back at something the summary may not have said.
 _DANGLING = re.compile(
     r"^(?:this|these|that|those|such|it|its|they|their|both|the latter|the former|the resulting|then|"
@@ -92,7 +94,8 @@ def stand_alone(sentence: str) -> str:
     out = sentence
     for _ in range(2):  # "However, to address this, we ..."
         dropped = _CONNECTIVE.sub("", out, count=1)
-        if dropped == out or len(dropped) < 20:
+        # "To mitigate the challenges, e.g., sparsity, we propose X": the comma opened an example, not the claim
+        if dropped == out or len(dropped) < 20 or _EXAMPLE.match(dropped):
             break
         out = dropped[0].upper() + dropped[1:]
     return out

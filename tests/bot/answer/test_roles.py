@@ -45,6 +45,10 @@ def test_a_sentence_naming_the_paper_wins_among_several_that_propose() -> None:
         ("However, to address this, we design a sampler for long rollouts.", "We design a sampler for long rollouts."),
         ("Motivated by this observation, we build an agent for browsing.", "We build an agent for browsing."),
         ("However, short.", "However, short."),  # what would be left is too short to stand alone
+        (  # the comma opens an example of "the challenges", not the claim
+            "To mitigate the longstanding challenges, e.g., reward sparsity, we propose X.",
+            "To mitigate the longstanding challenges, e.g., reward sparsity, we propose X.",
+        ),
         ("Reinforcement learning is widely used.", "Reinforcement learning is widely used."),
     ],
 )
