@@ -45,7 +45,7 @@ def name_groups(
     `settings` None means the defaults (bot.library.themes does not pass the triage's section yet).
 
     Example: for three abstracts on reward models becoming sparse and three on message passing
-    in "graph neural networks (GNNs)", topic "GNNs" -> ['reward models', 'message passing']
+    in "graph neural networks (GNNs)", topic "GNNs" -> ['Reward models', 'Message passing']
     """
     settings = settings or ThemeSettings.model_validate({})  # the defaults
     texts = [theme_phrases.read(p.searchable_text(), settings.longest_phrase) for p in papers]
@@ -160,11 +160,34 @@ def _compose(
             rest = [c for c in ranked[first_index + 1 :] if not set(c.key) & set(first.key)]
             second = rest[0] if rest and rest[0].score >= settings.second_term_score * first.score else None
         terms = [c for c in (first, second) if c is not None and (c is first or c.papers - first.papers)]
-        name = " · ".join(_surface(c.key, member, texts) for c in terms)
+        name = heading([_surface(c.key, member, texts) for c in terms])
         if name not in taken:
             return name, {k for c in terms for k in c.key}
     label = papers[member[0]].label  # no candidate at all: the group's best paper speaks for it
     return (label if label not in taken else f"{label} ({len(member)})"), set()
+
+
+def heading(terms: list[str]) -> str:
+    """A theme's terms as a section heading: the first capitalised, the second joined with "and".
+
+    Example: heading(["supervised fine-tuning", "rollouts"]) -> 'Supervised fine-tuning and rollouts';
+    heading(["GRPO variants"]) -> 'GRPO variants'
+    """
+    first = terms[0][:1].upper() + terms[0][1:]
+    return " and ".join([first, *terms[1:]])
+
+
+def terms(name: str) -> list[str]:
+    """The terms of a theme's heading, as the papers write them (a name's phrases never hold "and").
+
+    Example: terms("Supervised fine-tuning and rollouts") -> ['supervised fine-tuning', 'rollouts'];
+    terms("GRPO variants") -> ['GRPO variants']
+    """
+    parts = name.split(" and ")
+    first = parts[0]
+    if first[1:2].islower():  # "Reward models" was "reward models"; "GRPO" stays
+        first = first[:1].lower() + first[1:]
+    return [first, *parts[1:]]
 
 
 def _surface(key: tuple[str, ...], member: list[int], texts: list[Text]) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bot.app import Paperbot
-from bot.library import themes
+from bot.library import theme_names, themes
 from bot.library.theme_words import ADJECTIVES, NEVER, NOT_ALONE
 from bot.library.triage import clip
 from bot.search.relevance import choose_cut
@@ -103,8 +103,8 @@ def test_themes_group_by_vector_and_name_by_distinctive_words() -> None:
     assert [themes.theme_count(n, 6) for n in (1, 5, 6, 8, 40, 300)] == [1, 1, 2, 2, 4, 6]
     assert sorted(sorted(g.paper_ids) for g in groups) == [["a1", "a2", "a3"], ["b1", "b2", "b3"]]
     names = {g.paper_ids[0][0]: g.name for g in groups}
-    assert any(w in names["a"] for w in ("message passing", "molecules", "nodes")), names
-    assert any(w in names["b"] for w in ("diffusion", "sampler", "images")), names
+    assert any(w in names["a"].lower() for w in ("message passing", "molecules", "nodes")), names
+    assert any(w in names["b"].lower() for w in ("diffusion", "sampler", "images")), names
     assert themes.group(papers, vectors, lexical, "machine learning", most=6) == groups  # deterministic
     assert "diffusion" not in themes.group(papers[3:], vectors[3:], lexical, "diffusion", most=6)[0].name
 
@@ -132,13 +132,14 @@ def test_names_are_noun_phrases_not_the_words_that_merely_differ() -> None:
     papers, vectors, lexical = _two_groups(texts)
     groups = themes.group(papers, vectors, lexical, "GNNs", most=6)
     names = {g.paper_ids[0][0]: g.name for g in groups}
-    assert names["a"].split(" · ")[0] == "reward models", names
+    assert theme_names.terms(names["a"])[0] == "reward models", names
+    assert names["a"].startswith("Reward models"), names  # written as a heading
     for word in ("become", "show", "sparse", "we"):
-        assert word not in names["a"].split(" · "), names  # not a term of its own
+        assert word not in theme_names.terms(names["a"]), names  # not a term of its own
     assert "become" not in names["a"] and "show" not in names["a"]
     # the topic is an acronym the corpus spells out: neither it nor its long form names a theme
-    assert names["b"].startswith("message passing"), names
-    assert not {"gnns", "graph", "neural", "networks"} & set(names["b"].lower().replace("·", " ").split()), names
+    assert names["b"].startswith("Message passing"), names
+    assert not {"gnns", "graph", "neural", "networks"} & set(" ".join(theme_names.terms(names["b"])).lower().split())
 
 
 def test_a_theme_name_does_not_reuse_another_themes_terms() -> None:
@@ -152,9 +153,9 @@ def test_a_theme_name_does_not_reuse_another_themes_terms() -> None:
     }
     papers, vectors, lexical = _two_groups(texts)
     names = [g.name for g in themes.group(papers, vectors, lexical, "federated learning", most=6)]
-    terms = [set(name.split(" · ")) for name in names]
+    terms = [set(theme_names.terms(name)) for name in names]
     assert len(set(names)) == 2 and not terms[0] & terms[1], names
-    assert any("gradient inversion" in n for n in names), names
+    assert any("gradient inversion" in n.lower() for n in names), names
 
 
 def test_paper_vectors_take_each_papers_best_chunk() -> None:
@@ -309,7 +310,7 @@ def test_theme_names_on_the_seeds_read_as_what_the_papers_are_about(seeded_bot: 
         topic_tokens = set(tokenize_query(topic))
         for theme in result.themes:
             held = [set(tokenize(corpus.papers[pid].searchable_text())) for pid in theme.paper_ids]
-            terms = theme.name.split(" · ")
+            terms = theme_names.terms(theme.name)
             assert 1 <= len(terms) <= 2, (topic, theme.name)
             for term in terms:
                 words = term.lower().split()
@@ -323,7 +324,7 @@ def test_theme_names_on_the_seeds_read_as_what_the_papers_are_about(seeded_bot: 
             covered = sum(any(set(tokenize(t)) <= h for t in terms) for h in held)
             assert covered >= len(held) / 2, (topic, theme.name, covered, len(held))  # in most of its papers
             named += 1
-        every_term = [t.lower() for n in names for t in n.split(" · ")]
+        every_term = [t.lower() for n in names for t in theme_names.terms(n)]
         assert len(every_term) == len(set(every_term)), (topic, names)  # no term names two themes
     assert named >= len(topics) + 3  # the broad topics were split into several themes, each checked
 

@@ -71,9 +71,9 @@ def test_theme_names_follow_theme_settings() -> None:
     members = [[0, 1, 2], [3, 4, 5]]
     default = theme_names.name_groups(members, papers, lexical, "GNNs")
     assert default == theme_names.name_groups(members, papers, lexical, "GNNs", ThemeSettings())
-    assert default[0].startswith("reward models")
+    assert default[0].startswith("Reward models")
     words = theme_names.name_groups(members, papers, lexical, "GNNs", ThemeSettings(longest_phrase=1))
-    assert all(" " not in term for name in words for term in name.split(" · ")), words
+    assert all(" " not in term for name in words for term in theme_names.terms(name)), words
 
 
 def test_theme_settings_reach_the_names_a_triage_gives(seeded_bot: Paperbot, monkeypatch) -> None:
@@ -83,7 +83,7 @@ def test_theme_settings_reach_the_names_a_triage_gives(seeded_bot: Paperbot, mon
     assert settings.triage.themes.longest_phrase == 1
     bot = Paperbot(settings)
     words = [t.name for t in bot.triage("reinforcement learning").themes]
-    assert all(" " not in term for name in words for term in name.split(" · ")) and words != default
+    assert all(" " not in term for name in words for term in theme_names.terms(name)) and words != default
 
 
 def test_similar_names_shared_words_only_as_rare_as_similar_rare_idf(seeded_bot: Paperbot) -> None:
