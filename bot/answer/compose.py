@@ -2,21 +2,21 @@
 
 Needs no language model. Each paper the answer relies on gets a paragraph under its label: what
 it proposes, then what the question asks for (how it works, why, what it found; bot.answer.picks),
-in the abstract's order, each sentence cited with `[n]`. Only papers above the relevance cut that
-triage uses are cited beyond the best one, so the chat and the Triage tab agree. "Which papers
-..." questions list every relevant paper with its contribution; an off-topic question is told
-what the corpus is about instead. It does not search; it is given a SearchResult.
+in the abstract's order, each sentence cited with `[n]` (bot.answer.wording writes them). Only
+papers above the relevance cut that triage uses are cited beyond the best one, so the chat and the
+Triage tab agree. "Which papers ..." questions list every relevant paper with its contribution; an
+off-topic question is told what the corpus is about instead. It does not search; it is given a
+SearchResult.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bot.answer import picks, roles
+from bot.answer import picks, roles, wording
 from bot.answer.picks import Pick
 from bot.query import Query, as_query, asks, distinctive, parse
 from bot.settings import AnswerSettings
@@ -27,24 +27,8 @@ from bot.types import Answer, AnswerSentence, Citation, Hit, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
 
-# First-person openers rewritten so sentences from several papers read as a summary.
-_PRONOUNS = [
-    # "Second, we propose ..." is one step of a list the answer does not show: drop the counter.
-    (re.compile(r"^(?:First|Second|Third|Fourth|Finally|Lastly|Next)(?:ly)?,\s+(?=[Ww]e\b|[Oo]ur\b)"), ""),
-    (re.compile(r"^(?:In this (?:paper|work),?\s+)?[Ww]e\b"), "The authors"),
-    (re.compile(r"^(?:This|[Oo]ur) (?:paper|work)\b"), "The paper"),
-    (re.compile(r"^[Oo]ur\b"), "Their"),
-    (re.compile(r"\bwe\b"), "they"),
-    (re.compile(r"\bour\b"), "their"),
-    (re.compile(r"\bus\b"), "them"),
-]
 # Intents asking one thing of a named paper: answered in a paragraph, not point by point.
 _FOCUSED = frozenset({"how", "why", "results"})
-# A clause boundary where a long sentence can end ("..., which ...", "...: a, b and c").
-_CLAUSE = re.compile(
-    r"(?:,\s+(?:which|where|whereby|while|thereby|allowing|enabling|and thus|consisting|comprising)\b"
-    r"|;\s+|:\s+|\s+[—–]\s+)"
-)
 
 
 @dataclass(frozen=True)
@@ -54,20 +38,11 @@ class Context:
     relevant: frozenset[str] | None = None  # paper ids above the relevance cut; None: not computed
     topics: tuple[tuple[str, int], ...] = ()  # the corpus's most used phrases, with their papers
     papers: int = 0  # how many papers are stored
-    # A follow-up about earlier papers: the question as asked (its sentences are scored against it, not
-    # against the previous question it is searched with) and the abstract sentences the previous answer
-    # showed (not said again when the paper has others).
+    # A follow-up about earlier papers: the question as asked (sentences are scored against it as well as
+    # against the question it is searched as) and the abstract sentences the previous answer showed (a
+    # paper's contribution shown there is not repeated).
     asked: str | None = None
     said: frozenset[str] = frozenset()
-
-
-def third_person(sentence: str) -> str:
-    """Example: third_person("We propose X, our method.") -> 'The authors propose X, their method.'
-    third_person("Second, we propose Y.") -> 'The authors propose Y.'"""
-    out = sentence
-    for pattern, repl in _PRONOUNS:
-        out = pattern.sub(repl, out)
-    return out
 
 
 class Composer:
@@ -171,7 +146,7 @@ class Composer:
                 each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]
                 chosen = picks.each_part(chosen, each, conf)
             cited.append(hit)
-            block, said = _paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
+            block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)
             parts += said
         if not cited:
@@ -206,7 +181,7 @@ class Composer:
         points = self._roles(query, hit, context)
         if not points:
             return self._abstain(query.text, result, Context())
-        block, parts = _points(hit, points, 1)
+        block, parts = wording.points(hit, points, 1)
         return _cited(query, result, block, [hit], parts)
 
     def _compare(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
@@ -215,7 +190,7 @@ class Composer:
         parts: list[AnswerSentence] = []
         chosen = hits[: self._settings.max_papers]
         for n, hit in enumerate(chosen, start=1):
-            block, mine = _points(hit, self._roles(query, hit, context, extra=False), n)
+            block, mine = wording.points(hit, self._roles(query, hit, context, extra=False), n)
             blocks.append(block)
             parts += mine
         return _cited(query, result, "\n\n".join(blocks), chosen, parts)
@@ -233,7 +208,7 @@ class Composer:
         verb = "matches" if len(chosen) == 1 else "match"
         lines = [f"{plural(len(chosen))} in the corpus {verb}:", ""]
         for n, (hit, pick) in enumerate(chosen, start=1):
-            text = _clause(third_person(pick.sentence.text), self._settings.list_clause_words)
+            text = wording.clause(wording.third_person(pick.sentence.text), self._settings.list_clause_words)
             parts.append(AnswerSentence(text, (n,), pick.sentence.source))
             lines.append(f"- **{hit.paper.label}**: {citations.cite(text, (n,))}")
         return _cited(query, result, "\n".join(lines), [h for h, _ in chosen], parts)
@@ -272,42 +247,6 @@ def _cited(query: Query, result: SearchResult, markdown: str, hits: list[Hit], p
     """The answer citing `hits` as [1], [2], ... in that order."""
     numbered = tuple(Citation(n, h.paper) for n, h in enumerate(hits, start=1))
     return Answer(query.text, markdown, False, numbered, tuple(parts), result.hits)
-
-
-def _paragraph(hit: Hit, chosen: list[Pick], n: int, most: int, asked: set[str]) -> tuple[str, list[AnswerSentence]]:
-    """A paper's label in bold, then its chosen sentences, each cited; a sentence longer than `most`
-    words ends at a clause boundary unless the rest says what was `asked` (index terms) and the
-    start does not. Example: '**X**: The authors ... [1].'"""
-
-    def short(text: str) -> str:
-        cut = _clause(text, most)
-        said = set(tokenize(cut))
-        return text if cut != text and (set(tokenize(text)) - said) & asked else cut
-
-    parts = [AnswerSentence(short(third_person(p.sentence.text)), (n,), p.sentence.source) for p in chosen]
-    text = " ".join(citations.cite(p.text, p.citations) for p in parts)
-    return f"**{hit.paper.label}**: {text}", parts
-
-
-def _clause(sentence: str, most: int) -> str:
-    """A long sentence cut at its first clause boundary after a few words, for a list; short ones whole.
-
-    Example: _clause("The authors propose X, which does Y and Z.", 4) -> 'The authors propose X.'
-    """
-    if len(sentence.split()) <= most:
-        return sentence
-    for match in _CLAUSE.finditer(sentence):
-        head = sentence[: match.start()].rstrip(" ,;")
-        if len(head.split()) >= 8:
-            return head + "."
-    return sentence
-
-
-def _points(hit: Hit, roles: list[tuple[str, Pick]], n: int) -> tuple[str, list[AnswerSentence]]:
-    """A paper's label, then one cited line per role. Example: '**X**\n- Problem: ... [1].'"""
-    parts = [AnswerSentence(third_person(p.sentence.text), (n,), p.sentence.source) for _, p in roles]
-    lines = [f"- {role}: {citations.cite(p.text, p.citations)}" for (role, _), p in zip(roles, parts, strict=True)]
-    return "\n".join([f"**{hit.paper.label}**", *lines]), parts
 
 
 def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.answer.compose import Composer, third_person
+from bot.answer.compose import Composer
+from bot.answer.wording import third_person
 from bot.query import parse
 from bot.render.json import answer_json, search_json
 from bot.text.citations import ABSTAIN_MESSAGE, numbers_in
