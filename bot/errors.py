@@ -7,7 +7,9 @@
     │       └── BadRecordError  one record of a file; --skip-bad skips it with a warning
     ├── StoreError            the store cannot be opened or used
     │   ├── FingerprintError  the index was built with other settings
-    │   └── StoreUnavailable  the Chroma server does not answer
+    │   ├── StoreUnavailable  the Chroma server does not answer
+    │   ├── StoreReadOnly     a write to a store this process may only read (read-only media or permissions)
+    │   └── DiskFull          a write failed for lack of space on the disk holding the store
     ├── ModelError            the embedding model cannot be loaded
     ├── GeneratorError        a language model is missing, down, slow or misconfigured
     ├── SettingsError         a PAPERBOT_* environment variable with a value that cannot be used
@@ -62,6 +64,14 @@ class FingerprintError(StoreError):
 
 class StoreUnavailable(StoreError):
     """The Chroma server cannot be reached."""
+
+
+class StoreReadOnly(StoreError):
+    """A write (ingest, a reading-list change) to a store that can only be read; reads still work."""
+
+
+class DiskFull(StoreError):
+    """A write failed because the disk holding the store (or its cache) is full; the store keeps its last commit."""
 
 
 class ModelError(PaperbotError):

@@ -1,13 +1,17 @@
 """The one owner of chromadb: chunk vectors in an embedded store or a Chroma server.
 
-It stores and queries vectors with their chunk metadata; it does not embed text, rank
-papers, know the lexical index or judge the fingerprint it is tagged with (bot.store.store does).
+It stores and queries vectors with their chunk metadata. The embedded store is opened on first use:
+created only by a writer holding the store's write lock (two processes creating it at once break
+Chroma's schema), read only once a writer has created it, and read from a private copy when the
+store may not be written. It does not embed text, rank papers, know the lexical index or judge the
+fingerprint it is tagged with (bot.store.store does).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -19,6 +23,7 @@ from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import ChromaError
 
 from bot.errors import FingerprintError, StoreError, StoreUnavailable
+from bot.store import failures, readonly
 from bot.store.fingerprint import COLLECTION_KEY
 from bot.store.paths import StorePaths
 from bot.store.vectors import ChunkVectors
@@ -39,12 +44,16 @@ class ChunkMatch:
 
 
 def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
+    """A client of the embedded store in `path` (a store folder, or the cache folder of its copy) or of a server."""
     settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if url is None:
         folder = StorePaths(path).chroma
         try:
             return chromadb.PersistentClient(path=str(folder), settings=settings)
         except Exception as exc:  # chromadb raises several kinds for an unusable folder
+            clear = failures.translate(exc, path, None, compaction=True)
+            if clear is not None:
+                raise clear from exc
             raise StoreError(
                 f"cannot open the Chroma store in {folder}: {exc}; check the folder, or choose another with --store"
             ) from exc
@@ -69,48 +78,124 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 
 
 class VectorStore:
-    """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with."""
+    """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with.
 
-    def __init__(self, path: Path, url: str | None, collection: str, fingerprint: str) -> None:
+    A server is reached at once (StoreUnavailable when it does not answer). The embedded store in
+    `path` is opened on first use: by a writer (`may_create`, set by the store while it holds the
+    write lock) even when it does not exist yet; by a reader only once `ready()` says a writer has
+    created it, an empty store until then; from a copy in `cache` when `cache` is given (the store
+    may only be read).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        url: str | None,
+        collection: str,
+        fingerprint: str,
+        ready: Callable[[], bool] = lambda: True,
+        cache: Path | None = None,
+    ) -> None:
         self._path, self._url = path, url
-        self._client = _client(path, url)
         self.location = url or str(StorePaths(path).chroma)
         self.collection = collection
         self._fingerprint = fingerprint
-        self._collection = self._open()
+        self._ready = ready
+        self._cache = cache
+        self.may_create = False
+        self._client: chromadb.ClientAPI | None = None
+        self._collection: chromadb.Collection | None = None
         # Set by the store when the fingerprint does not match; kept, not raised on opening, so that
         # `ingest --rebuild` can open the store to reset it.
         self._refusal: FingerprintError | None = None
+        if url is not None:
+            self._connect()
 
-    def _open(self) -> chromadb.Collection:
-        return self._client.get_or_create_collection(
-            name=self.collection,
-            metadata={"hnsw:space": "cosine", COLLECTION_KEY: self._fingerprint},
-            embedding_function=None,
-        )
+    def _connect(self) -> chromadb.Collection:
+        where = self._path
+        if self._url is None and self._cache is not None:
+            readonly.chroma_copy(self._path, self._cache)
+            where = self._cache
+        self._client = _client(where, self._url)
+        with self._clear_failure(None):
+            self._collection = self._client.get_or_create_collection(
+                name=self.collection,
+                metadata={"hnsw:space": "cosine", COLLECTION_KEY: self._fingerprint},
+                embedding_function=None,
+            )
+        return self._collection
+
+    def _opened(self) -> chromadb.Collection | None:
+        """The collection, opened now if it may be; None while no writer has created the embedded store."""
+        if self._collection is not None:
+            return self._collection
+        created = (StorePaths(self._path).chroma / "chroma.sqlite3").is_file() and self._ready()
+        if self._url is None and not self.may_create and not created:
+            return None
+        return self._connect()
+
+    def _written(self) -> chromadb.Collection:
+        """The collection for a write, which only the holder of the store's write lock makes."""
+        collection = self._usable()
+        if collection is None:
+            raise StoreError(f"the vectors in {self.location} are written only while holding the store's write lock")
+        return collection
+
+    def _raise_clear(self, exc: Exception, what: str | None) -> None:
+        """Raise the StoreError a full disk (or a read-only file) behind Chroma's `exc` stands for, if it is one."""
+        clear = failures.translate(exc, self._cache or self._path, what, compaction=True)
+        if clear is not None:
+            raise clear from exc
+
+    @contextmanager
+    def _clear_failure(self, what: str | None) -> Iterator[None]:
+        """Turn Chroma's words for a full disk (or a read-only file) into the StoreError that says so;
+        `what` names the write (None: a read, which in Chroma may write too)."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except Exception as exc:
+            self._raise_clear(exc, what)
+            raise
 
     def stored(self) -> tuple[int, str | None]:
         """(vectors held, the fingerprint the collection was created with), read even when refused."""
-        return int(self._collection.count()), (self._collection.metadata or {}).get(COLLECTION_KEY)
+        collection = self._opened()
+        if collection is None:
+            return 0, None
+        with self._clear_failure(None):
+            return int(collection.count()), (collection.metadata or {}).get(COLLECTION_KEY)
 
     def refuse(self, error: FingerprintError | None) -> None:
         """Raise `error` on every later read or write (None: serve them again)."""
         self._refusal = error
 
-    def _usable(self) -> chromadb.Collection:
-        """The collection, unless the store refused it (built with other settings)."""
+    def check(self) -> None:
+        """Raise the refusal the store set, if any (for reads served without Chroma)."""
         if self._refusal is not None:
             raise self._refusal
-        return self._collection
+
+    def _usable(self) -> chromadb.Collection | None:
+        """The collection (None: nothing stored yet), unless the store refused it (built with other settings)."""
+        self.check()
+        return self._opened()
 
     def reset(self) -> None:
         """Drop every vector (for --rebuild) and serve reads and writes again."""
         self._refusal = None
-        self._client.delete_collection(self.collection)
-        self._collection = self._open()
+        self._written()
+        assert self._client is not None
+        with self._clear_failure("ingest cannot rebuild it"):
+            self._client.delete_collection(self.collection)
+        self._connect()
 
     def count(self) -> int:
-        return int(self._usable().count())
+        collection = self._usable()
+        if collection is None:
+            return 0
+        with self._clear_failure(None):
+            return int(collection.count())
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, labels: dict[str, str]) -> None:
         """Write chunks with their vectors; re-writing the same ids replaces them."""
@@ -119,26 +204,37 @@ class VectorStore:
         # No `documents`: Chroma would index every chunk's text for full-text search, which paperbot
         # never uses (BM25 is bot.store.lexical), and that costs 60% of the write (docs/ingest.md). The
         # registry keeps each paper's text; its chunks are cut again when needed.
-        self._usable().upsert(
-            ids=[c.chunk_id for c in chunks],
-            embeddings=vectors,
-            metadatas=[
-                {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")} for c in chunks
-            ],
-        )
+        collection = self._written()
+        with self._clear_failure("ingest cannot add vectors"):
+            collection.upsert(
+                ids=[c.chunk_id for c in chunks],
+                embeddings=vectors,
+                metadatas=[
+                    {"paper_id": c.paper_id, "position": c.position, "label": labels.get(c.paper_id, "")}
+                    for c in chunks
+                ],
+            )
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         """Remove every chunk of these papers."""
+        if not paper_ids:
+            return
+        collection = self._written()
         for start in range(0, len(paper_ids), 500):
             batch = list(paper_ids[start : start + 500])
-            self._usable().delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
+            with self._clear_failure("ingest cannot remove vectors"):
+                collection.delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
 
     def paper_ids(self) -> set[str]:
         """Ids of the papers that have at least one chunk stored."""
         found: set[str] = set()
+        collection = self._usable()
+        if collection is None:
+            return found
         offset, page = 0, 5000
         while True:
-            got = self._usable().get(include=["metadatas"], limit=page, offset=offset)
+            with self._clear_failure(None):
+                got = collection.get(include=["metadatas"], limit=page, offset=offset)
             metas = got.get("metadatas") or []
             found.update(str(m["paper_id"]) for m in metas if m)
             if len(metas) < page:
@@ -152,7 +248,8 @@ class VectorStore:
         """
         try:
             return self._read_all(page)
-        except ChromaError:
+        except ChromaError as exc:
+            self._raise_clear(exc, None)
             # Another process (an ingest) wrote to the local store since this one opened it, and
             # Chroma's in-process view is stale ("Error finding id"): open it afresh, once.
             log.info("the store changed under this process; opening it again")
@@ -160,6 +257,7 @@ class VectorStore:
         try:
             return self._read_all(page)
         except ChromaError as exc:
+            self._raise_clear(exc, None)
             raise StoreError(
                 f"cannot read the vectors in {self.location} ({exc}); if an ingest is writing to it, "
                 "try again when it finishes"
@@ -168,16 +266,17 @@ class VectorStore:
     def _reopen(self) -> None:
         if self._url is None:
             SharedSystemClient.clear_system_cache()  # Chroma shares one system per folder and process
-        self._client = _client(self._path, self._url)
-        self._collection = self._open()
+        self._client = self._collection = None
+        self._opened()
 
     def _read_all(self, page: int) -> ChunkVectors:
         chunk_ids: list[str] = []
         paper_ids: list[str] = []
         blocks: list[np.ndarray] = []
         offset = 0
-        while True:
-            got = self._usable().get(include=["embeddings", "metadatas"], limit=page, offset=offset)
+        collection = self._usable()
+        while collection is not None:
+            got = collection.get(include=["embeddings", "metadatas"], limit=page, offset=offset)
             metas = got.get("metadatas") or []
             vectors = got.get("embeddings")
             rows = [i for i, m in enumerate(metas) if m]
@@ -205,11 +304,15 @@ class VectorStore:
         return [m for start in range(0, len(vectors), step) for m in self._query(vectors[start : start + step], n)]
 
     def _query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
-        got = self._usable().query(
-            query_embeddings=vectors.tolist(),
-            n_results=n,
-            include=["metadatas", "distances"],
-        )
+        collection = self._usable()
+        if collection is None:
+            return [[] for _ in range(len(vectors))]
+        with self._clear_failure(None):
+            got = collection.query(
+                query_embeddings=vectors.tolist(),
+                n_results=n,
+                include=["metadatas", "distances"],
+            )
         out: list[list[ChunkMatch]] = []
         for ids, metas, dists in zip(got["ids"], got["metadatas"] or [], got["distances"] or [], strict=True):
             out.append(

@@ -226,24 +226,32 @@ class LexicalIndex:
         return mask
 
     def save(self, folder: Path, version: int) -> None:
-        """Persist the index; `version` is the registry version it was built from."""
+        """Persist the index; `version` is the registry version it was built from.
+
+        Written beside `folder` and swapped in whole, so a failed save (a full disk) leaves the index
+        that was there and no partial files; the OSError is raised for the caller to explain.
+        """
         tmp = folder.with_name(folder.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        if self.paper_ids:
-            self._bm25.save(str(tmp / "bm25"))
-        if self._pairs is not None:
-            self._pairs.save(str(tmp / "pairs"))
-        meta = {
-            "version": version,
-            "tokens": TOKENS_VERSION,
-            "ids": self.paper_ids,
-            "acronyms": self.acronyms,
-            "pairs": self._pairs is not None,
-            "k1": self._bm25.k1,
-            "b": self._bm25.b,
-        }
-        (tmp / "index.json").write_text(json.dumps(meta))
+        try:
+            tmp.mkdir(parents=True)
+            if self.paper_ids:
+                self._bm25.save(str(tmp / "bm25"))
+            if self._pairs is not None:
+                self._pairs.save(str(tmp / "pairs"))
+            meta = {
+                "version": version,
+                "tokens": TOKENS_VERSION,
+                "ids": self.paper_ids,
+                "acronyms": self.acronyms,
+                "pairs": self._pairs is not None,
+                "k1": self._bm25.k1,
+                "b": self._bm25.b,
+            }
+            (tmp / "index.json").write_text(json.dumps(meta))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         shutil.rmtree(folder, ignore_errors=True)
         tmp.rename(folder)
 

@@ -3,7 +3,8 @@
 Lists live in two tables of the registry's SQLite file (`papers.sqlite` in the store folder),
 reached through the registry's own connection (bot.store.database), so they travel with the
 store and survive `ingest --rebuild` (paper ids come from the text). Each entry keeps the label
-the paper had when added, to name it even if the paper is later removed from the store. This
+the paper had when added, to name it even if the paper is later removed from the store. On a store
+that may only be read, lists can be read and every change is refused with one message. This
 module does not know vectors or search.
 """
 
@@ -14,6 +15,7 @@ import sqlite3
 import time
 
 from bot.errors import QueryError, StoreError, UnknownListError, UnknownPaperError
+from bot.store import failures
 from bot.store.database import Database
 from bot.types import Paper
 
@@ -33,6 +35,7 @@ CREATE TABLE IF NOT EXISTS reading_list_items (
 );
 """
 _MAX_NAME = 100
+_CHANGE = "its reading lists cannot be changed"
 
 
 def check_name(name: str) -> str:
@@ -47,17 +50,30 @@ class ReadingLists:
     """Named lists of paper ids in the store's SQLite file, on the registry's connection."""
 
     def __init__(self, database: Database) -> None:
+        self._db = database
+        # A read-only store has the lists' tables only if someone made a list before: none otherwise.
+        self._tables = True
         try:
-            # Deleting a list deletes its entries by cascade, which SQLite does only when asked.
-            database.script("PRAGMA foreign_keys = ON;" + _SCHEMA)
+            if database.read_only:
+                found = database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reading_lists'")
+                self._tables = bool(found)
+            else:
+                # Deleting a list deletes its entries by cascade, which SQLite does only when asked.
+                database.script("PRAGMA foreign_keys = ON;" + _SCHEMA, _CHANGE)
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot open the reading lists in {database.path}: {exc}; check the store folder is writable"
             ) from exc
-        self._db = database
+
+    def _writable(self) -> None:
+        """Refuse a change to the lists of a store that may only be read, before trying it."""
+        if self._db.read_only:
+            raise failures.read_only(self._db.path.parent, _CHANGE)
 
     def names(self) -> list[tuple[str, int]]:
         """Every list with its number of papers, by name."""
+        if not self._tables:
+            return []
         rows = self._db.rows(
             "SELECT l.name, COUNT(i.paper_id) FROM reading_lists l "
             "LEFT JOIN reading_list_items i ON i.list_name = l.name GROUP BY l.name ORDER BY l.name"
@@ -75,8 +91,9 @@ class ReadingLists:
     def add(self, name: str, papers: list[Paper]) -> int:
         """Append papers to a list (created if new); papers already on it stay where they are."""
         name = check_name(name)
+        self._writable()
         now = time.time()
-        with self._db.transaction() as db:
+        with self._db.transaction(_CHANGE) as db:
             db.execute("INSERT OR IGNORE INTO reading_lists VALUES (?, ?, ?)", (name, now, now))
             (last,) = db.execute(
                 "SELECT COALESCE(MAX(position), 0) FROM reading_list_items WHERE list_name = ?", (name,)
@@ -99,7 +116,8 @@ class ReadingLists:
             raise UnknownPaperError(
                 f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
             )
-        with self._db.transaction() as db:
+        self._writable()
+        with self._db.transaction(_CHANGE) as db:
             db.executemany(
                 "DELETE FROM reading_list_items WHERE list_name = ? AND paper_id = ?", [(name, p) for p in paper_ids]
             )
@@ -109,12 +127,13 @@ class ReadingLists:
     def delete(self, name: str) -> None:
         """Delete a list and its entries (the papers stay in the store)."""
         name = self._require(name)
-        with self._db.transaction() as db:
+        self._writable()
+        with self._db.transaction(_CHANGE) as db:
             db.execute("DELETE FROM reading_lists WHERE name = ?", (name,))
 
     def _require(self, name: str) -> str:
         name = check_name(name)
-        if not self._db.rows("SELECT 1 FROM reading_lists WHERE name = ?", (name,)):
+        if not self._tables or not self._db.rows("SELECT 1 FROM reading_lists WHERE name = ?", (name,)):
             known = ", ".join(n for n, _ in self.names()) or "none yet"
             raise UnknownListError(
                 f"there is no reading list {name!r} (lists: {known}); "

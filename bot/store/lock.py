@@ -16,6 +16,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from bot.errors import StoreError
+from bot.store import failures
 from bot.store.paths import StorePaths
 
 
@@ -35,14 +36,23 @@ def writing(folder: Path, wait: float = 0.0) -> Iterator[None]:
             f"another paperbot process{_holder(folder)} is writing to the store in {folder}; wait for it "
             "to finish (or stop it), then run this again"
         ) from None
-    except (OSError, NotImplementedError) as exc:  # a read-only folder, a file system without locks
+    except (OSError, NotImplementedError) as exc:  # a read-only folder, a full disk, a file system without locks
+        clear = failures.translate(exc, folder, "ingest cannot lock it for writing")
+        if clear is not None:
+            raise clear from exc
         raise StoreError(
             f"cannot lock the store in {folder} for writing ({exc}); check that the folder is "
             "writable, or choose another with --store"
         ) from exc
     name = paths.holder
     try:
-        name.write_text(f"{os.getpid()} {socket.gethostname()}", encoding="utf-8")
+        try:
+            name.write_text(f"{os.getpid()} {socket.gethostname()}", encoding="utf-8")
+        except OSError as exc:
+            clear = failures.translate(exc, folder, "ingest cannot lock it for writing")
+            if clear is None:
+                raise
+            raise clear from exc
         yield
     finally:
         name.unlink(missing_ok=True)

@@ -1,7 +1,8 @@
 """The paper registry: every stored paper with its text, label, metadata and sources.
 
-A SQLite file in the store folder, written in transactions so that a crash or a bad file
-never leaves it half-updated. It knows nothing of vectors; Chroma holds those.
+A SQLite file in the store folder, written in transactions so that a crash, a bad file or a full
+disk never leaves it half-updated; a store that may only be read is opened read-only. It knows
+nothing of vectors; Chroma holds those.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import StoreError
+from bot.store import failures
 from bot.store.database import Database
 from bot.store.paths import StorePaths
 from bot.types import Paper, Source
@@ -62,12 +64,26 @@ def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
 class Registry:
     """Papers by id, persisted in `folder/papers.sqlite`; its connection (`database`) also serves the lists."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, read_only: bool = False) -> None:
+        """Open (or create) the registry of the store in `folder`; with `read_only`, open it with
+        SQLite's mode=ro and create nothing (a read-only folder without one holds no papers)."""
+        path = StorePaths(folder).registry
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.database = Database(StorePaths(folder).registry)
-            self.database.script(_SCHEMA)
+            if read_only:
+                memory = not path.is_file()
+                self.database = Database(path, read_only=True, memory=memory)
+                if memory:
+                    self.database.script(_SCHEMA + "PRAGMA query_only = ON;")
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+                self.database = Database(path)
+                self.database.script(_SCHEMA, "the paper registry cannot be created")
+        except StoreError:
+            raise
         except (OSError, sqlite3.Error) as exc:
+            clear = failures.translate(exc, folder, "the paper registry cannot be created")
+            if clear is not None:
+                raise clear from exc
             raise StoreError(
                 f"cannot open the paper registry in {folder}: {exc}; check the folder is "
                 "writable, or choose another with --store"
@@ -86,7 +102,7 @@ class Registry:
 
     def write(self, upsert: Iterable[Paper] = (), delete: Iterable[str] = ()) -> None:
         """Add or replace papers and delete others, all in one transaction."""
-        with self.database.transaction() as db:
+        with self.database.transaction("ingest cannot change its papers") as db:
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
             db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
             db.execute(
@@ -108,7 +124,7 @@ class Registry:
         return None if not found else str(found[0][0])
 
     def set_meta(self, key: str, value: str) -> None:
-        with self.database.transaction() as db:
+        with self.database.transaction("ingest cannot change it") as db:
             db.execute(
                 "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = ?",
                 (key, value, value),

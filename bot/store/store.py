@@ -2,9 +2,11 @@
 
 It holds the paper registry and the reading lists (on one SQLite connection), the Chroma
 collection of chunk vectors, the BM25 index files, the .npz vector cache, the write lock and the
-fingerprint check, and reads a whole store version into memory (`corpus`). Search, answers, the
-library, evaluation and ingest reach what is stored only through it. It does not embed text, rank
-papers or read input files.
+fingerprint check, and reads a whole store version into memory (`corpus`). Nothing is created
+before the write lock is held; a store that may only be read is read without writing to it (what
+readers save goes to the user's cache folder, bot.store.readonly); a full disk is one clear error
+(bot.store.failures). Search, answers, the library, evaluation and ingest reach what is stored only
+through it. It does not embed text, rank papers or read input files.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.errors import FingerprintError, StoreError
+from bot.errors import DiskFull, FingerprintError, StoreError
 from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings, StoreSettings
+from bot.store import failures, readonly
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus
@@ -44,7 +47,10 @@ class Store:
     """Everything stored in one store folder, opened once per process and shared by its threads.
 
     Opening never fails on a store built with other settings: it refuses to read or write it
-    (FingerprintError) until `prepare_write(rebuild=True)` resets it.
+    (FingerprintError) until `prepare_write(rebuild=True)` resets it. Opening creates no Chroma
+    files: the first writer does, holding the write lock. A store this process may not write
+    (`read_only`) is read as it is and refuses every write with StoreReadOnly; `cache` is the folder
+    its readers save into (default: the user's cache folder, bot.store.readonly).
     Example: Store.open(settings).corpus() -> Corpus of the 53 seed papers
     """
 
@@ -56,44 +62,62 @@ class Store:
         embed: EmbedSettings,
         chunk: ChunkSettings,
         lexical: LexicalSettings,
+        cache: Path | None = None,
     ) -> None:
         self.paths = StorePaths(folder)
         self.chunk = chunk
         self.bm25 = lexical  # the BM25 index is rebuilt when the saved one was built otherwise
         self.fingerprint = index_fingerprint(embed, chunk)
         self._described = describe_fingerprint(embed, chunk)
-        self.registry = Registry(folder)
-        self.vectors = VectorStore(folder, chroma_url, storage.collection, self.fingerprint)
+        self.read_only = not failures.writable(folder)
+        # Where readers save the BM25 index and the vector cache: the store itself, unless it is read-only.
+        self.saves = StorePaths(cache or readonly.cache_folder(folder)) if self.read_only else self.paths
+        self._local = chroma_url is None
+        self.registry = Registry(folder, read_only=self.read_only)
+        copy = self.saves.folder if self.read_only else None
+        self.vectors = VectorStore(folder, chroma_url, storage.collection, self.fingerprint, self._created, copy)
         # Held while this process writes the store or reads a version of it whole, so that a
         # question arriving during an ingest waits for it instead of reading half of it.
         self.lock = threading.RLock()
         self._lists: ReadingLists | None = None
         self._corpus: Corpus | None = None
         self._corpus_key: tuple[int, int] | None = None  # (registry version, vector count) it was read at
-        self.vectors.refuse(self._mismatch())
+        self._lexical_owed = False  # an earlier ingest stopped before saving the BM25 index: save it at the end
+        self.vectors.refuse(self._mismatch(cached=True))
 
     @classmethod
-    def open(cls, settings: Settings) -> Store:
+    def open(cls, settings: Settings, cache: Path | None = None) -> Store:
         """The store `settings` name (its folder, or a Chroma server with the registry in the folder)."""
         sections = (settings.storage, settings.embed, settings.chunk, settings.lexical)
-        return cls(settings.store, settings.chroma_url, *sections)
+        return cls(settings.store, settings.chroma_url, *sections, cache=cache)
+
+    def _created(self) -> bool:
+        """Whether a writer has created the local vector store: it tags the registry with the
+        fingerprint after creating it (stores older than that tag have papers). Until then readers
+        see an empty store instead of opening Chroma while a writer may be creating it."""
+        return self.registry.get_meta(REGISTRY_KEY) is not None or self.registry.count() > 0
 
     # --- The fingerprint: checked here only ---
 
-    def _mismatch(self) -> FingerprintError | None:
+    def _mismatch(self, cached: bool = False) -> FingerprintError | None:
+        """The refusal for a store built with other settings; with `cached`, a vector cache of this
+        version and fingerprint stands for Chroma's own count and tag (a reader then needs no Chroma)."""
         registered = (self.registry.count(), self.registry.get_meta(REGISTRY_KEY))
+        count = self._cached_count(self.registry.version()) if cached else None
+        stored = self.vectors.stored() if count is None else (count, self.fingerprint)
         return mismatch(
-            self.fingerprint,
-            self._described,
-            self.vectors.location,
-            self.vectors.collection,
-            self.vectors.stored(),
-            registered,
+            self.fingerprint, self._described, self.vectors.location, self.vectors.collection, stored, registered
         )
 
-    def prepare_write(self, rebuild: bool) -> None:
-        """Before an ingest writes: empty the store for a rebuild, else refuse one built with other
-        settings (FingerprintError); then tag it with the current fingerprint."""
+    def prepare_write(self, rebuild: bool) -> list[str]:
+        """Before an ingest writes (inside `writing`): empty the store for a rebuild, else refuse one
+        built with other settings (FingerprintError); then tag it with the current fingerprint.
+
+        Returns what it found to repair, for the ingest's report: a BM25 index missing or older than
+        the registry (an ingest killed between its last commit and saving the index) is rebuilt when
+        `writing` ends, whatever the ingest changes.
+        """
+        notes: list[str] = []
         if rebuild:
             self.vectors.reset()
             self.registry.write(delete=list(self.registry.papers()))
@@ -102,7 +126,15 @@ class Store:
             self.vectors.refuse(error)
             if error is not None:
                 raise error
+            if self.registry.count() and self.saved_lexical() is None:
+                self._lexical_owed = True
+                notes.append(
+                    f"the BM25 index in {self.paths.lexical} did not match the stored papers (an earlier ingest "
+                    "stopped before saving it); rebuilt it"
+                )
+                log.info("%s", notes[-1])  # the ingest reports it as a warning
         self.registry.set_meta(REGISTRY_KEY, self.fingerprint)
+        return notes
 
     # --- Papers, reading lists and the write lock ---
 
@@ -127,9 +159,19 @@ class Store:
 
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the store for writing: this process's readers wait, another writer raises StoreError."""
+        """Hold the store for writing: this process's readers wait, another writer raises StoreError,
+        a read-only store raises StoreReadOnly. Only now may the vector store be created."""
+        if self.read_only:
+            raise failures.read_only(self.paths.folder, "ingest cannot write to it")
         with self.lock, storelock.writing(self.paths.folder):
-            yield
+            self.vectors.may_create = True
+            try:
+                yield
+                if self._lexical_owed:
+                    self.refresh_lexical()
+            finally:
+                self.vectors.may_create = False
+                self._lexical_owed = False
 
     def writer(self) -> str | None:
         """Who is writing to the store now ('pid 4242 on laptop'), or None."""
@@ -158,23 +200,52 @@ class Store:
         self.vectors.delete_papers(paper_ids)
 
     def refresh_lexical(self) -> None:
-        """Rebuild and save the BM25 index for the registry's current content."""
-        lexical_index(self.registry.papers(), self.bm25).save(self.paths.lexical, self.registry.version())
+        """Rebuild and save the BM25 index for the registry's current content (a full disk: DiskFull,
+        the index saved before kept)."""
+        index = lexical_index(self.registry.papers(), self.bm25)
+        try:
+            index.save(self.paths.lexical, self.registry.version())
+        except OSError as exc:
+            clear = failures.translate(exc, self.paths.folder, "ingest cannot save the BM25 index")
+            if clear is None:
+                raise
+            raise clear from exc
+        self._lexical_owed = False
 
     # --- Reads of a whole store version ---
 
     def saved_lexical(self) -> LexicalIndex | None:
-        """The BM25 index saved for the current version, None when there is none (yet)."""
-        return LexicalIndex.load(self.paths.lexical, self.registry.version(), self.bm25)
+        """The BM25 index saved for the current version (for a read-only store, in its cache folder
+        too), None when there is none (yet)."""
+        return self._load_lexical(self.registry.version())
+
+    def _load_lexical(self, version: int) -> LexicalIndex | None:
+        found = LexicalIndex.load(self.paths.lexical, version, self.bm25)
+        if found is None and self.read_only:
+            found = LexicalIndex.load(self.saves.lexical, version, self.bm25)
+        return found
+
+    def _cached_count(self, version: int) -> int | None:
+        """The vector count of the vector cache kept for `version` (local stores only), None without one."""
+        if not self._local:
+            return None  # a server's vectors may change without the registry: ask it
+        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+            count = VectorCache.find(folder, version, self.fingerprint)
+            if count is not None:
+                return count
+        return None
 
     def corpus(self) -> Corpus:
         """Every paper, the BM25 index and all chunk vectors in memory; re-read when the store changes."""
         with self.lock:
-            key = (self.registry.version(), self.vectors.count())
+            self.vectors.check()
+            version = self.registry.version()
+            cached = self._cached_count(version)
+            key = (version, self.vectors.count() if cached is None else cached)
             if self._corpus is None or self._corpus_key != key:
                 started = time.perf_counter()
                 papers = self.registry.papers()  # re-read: another process may have ingested since
-                lexical = LexicalIndex.load(self.paths.lexical, key[0], self.bm25)
+                lexical = self._load_lexical(version)
                 if lexical is None:  # an ingest is under way, stopped before it saved the index, or k1/b changed
                     lexical = lexical_index(papers, self.bm25)
                     self._save_lexical(lexical, key[0])
@@ -191,24 +262,36 @@ class Store:
             return self._corpus
 
     def _chunk_vectors(self, version: int, count: int) -> ChunkVectors:
-        """Every chunk vector: from the copy beside the store when there is one for this version, else
-        from Chroma (then copied there, unless an ingest wrote meanwhile)."""
-        cache = VectorCache(self.paths.folder, f"{version}-{count}-{self.fingerprint[:12]}")
-        chunks = cache.load(count)
-        if chunks is None:
-            chunks = self.vectors.all_vectors()
-            if len(chunks.chunk_ids) == count:
-                cache.save(chunks)
+        """Every chunk vector: from the copy beside the store (or in a read-only store's cache folder)
+        when there is one for this version, else from Chroma (then copied there, unless an ingest
+        wrote meanwhile)."""
+        key = VectorCache.key(version, count, self.fingerprint)
+        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+            chunks = VectorCache(folder, key).load(count)
+            if chunks is not None:
+                return chunks
+        chunks = self.vectors.all_vectors()
+        if len(chunks.chunk_ids) == count:
+            VectorCache(self.saves.folder, key).save(chunks)
         return chunks
 
     def _save_lexical(self, lexical: LexicalIndex, version: int) -> None:
-        """Save an index built by a reader, unless an ingest is writing (it saves its own when done)."""
+        """Save an index built by a reader, unless an ingest is writing (it saves its own when done);
+        a read-only store's goes to its cache folder. Failing to save (a full disk) only costs the
+        next reader the rebuild."""
         try:
+            if self.read_only:
+                lexical.save(self.saves.lexical, version)
+                return
             with self.writing():
                 if self.registry.version() == version:
                     lexical.save(self.paths.lexical, version)
+        except DiskFull as exc:
+            log.warning("could not save the BM25 index: %s; it is kept in memory only", exc)
         except StoreError:
             log.info("an ingest is writing to the store; the BM25 index is kept in memory only")
+        except OSError as exc:
+            log.warning("could not save the BM25 index (%s); it is kept in memory only", exc)
 
     def chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """The text of each of these chunks, cut again from its paper as ingest cuts it (the

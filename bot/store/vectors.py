@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.store.paths import StorePaths
+from bot.store.paths import VECTORS_PREFIX, VECTORS_SUFFIX, StorePaths
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +60,30 @@ class VectorCache:
             return None
         return chunks
 
+    @staticmethod
+    def key(version: int, count: int, fingerprint: str) -> str:
+        """The key a cache is saved under. Example: key(12, 35231, "ab12cd34ef56aa00") -> '12-35231-ab12cd34ef56'"""
+        return f"{version}-{count}-{fingerprint[:12]}"
+
+    @staticmethod
+    def find(folder: Path, version: int, fingerprint: str) -> int | None:
+        """The vector count in the name of the cache kept in `folder` for registry `version` and this
+        fingerprint, or None when there is none: a reader that finds one needs no Chroma at all.
+
+        Example: find(Path("s"), 12, "ab12cd34ef56aa00") -> 35231 for s/corpus-vectors-12-35231-ab12cd34ef56.npz
+        """
+        for path in StorePaths(folder).vector_caches():
+            key = path.name[len(VECTORS_PREFIX) : -len(VECTORS_SUFFIX)]
+            count = key.split("-")[1] if key.count("-") == 2 else ""
+            if count.isdigit() and key == VectorCache.key(version, int(count), fingerprint):
+                return int(count)
+        return None
+
     def save(self, chunks: ChunkVectors) -> None:
         """Keep `chunks` for the next process; a store that cannot be written to is only logged."""
         tmp: Path | None = None
         try:
+            self.folder.mkdir(parents=True, exist_ok=True)  # a read-only store's cache folder may be new
             handle, name = tempfile.mkstemp(dir=self.folder, prefix=".tmp-vectors-", suffix=".npz")
             tmp = Path(name)
             with os.fdopen(handle, "wb") as f:
