@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from bot.errors import FormatError, InputError
+from bot.text.clean import clean, replaced_note
 
 # UTF-32 first: its little-endian mark starts with UTF-16's.
 _BOMS = (
@@ -24,14 +25,18 @@ _BOMS = (
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
 
 
-def decode(file: Path, encoding: str, formats: str) -> str:
+def decode(file: Path, encoding: str, formats: str, warnings: list[str] | None = None) -> str:
     """The text of `file`, without a byte-order mark; raises FormatError for binary or undecodable files.
 
     A UTF-16 or UTF-32 byte-order mark (Excel's "Unicode text") decides the encoding. `formats`
-    names the suffixes paperbot reads, for the message about a binary file.
+    names the suffixes paperbot reads, for the message about a binary file. A lone surrogate, which
+    a few codecs decode to (utf-7, unicode_escape), becomes U+FFFD with a note in `warnings`.
     """
     _check_known(encoding)
-    data = file.read_bytes()
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{file}: cannot read the file ({exc.strerror}); check its permissions") from exc
     codec = next((name for bom, name in _BOMS if data.startswith(bom)), None) or encoding
     # NUL bytes are half of UTF-16 text, so for wide encodings they are looked for after decoding.
     wide = codecs.lookup(codec).name.startswith(("utf-16", "utf-32"))
@@ -43,6 +48,9 @@ def decode(file: Path, encoding: str, formats: str) -> str:
         raise _undecodable(file, data, codec, exc) from exc
     if wide and (control := _CONTROL.search(text)):
         _refuse_nul(file, control.start(), f"or control character U+{ord(control.group()):04X}", formats)
+    text, replaced = clean(text)
+    if replaced and warnings is not None:
+        warnings.append(f"{file}: {replaced_note(replaced)} (decoded as {codec})")
     return text.removeprefix("\ufeff")
 
 

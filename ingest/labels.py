@@ -14,6 +14,7 @@ import re
 from collections import Counter
 
 from bot.text import sentences
+from bot.text.clean import without_controls
 
 # A name-like token: mixed case, capitals with digits or hyphens, or a Greek letter prefix.
 _TOKEN = re.compile(r"[A-Za-z0-9\u0370-\u03ff][A-Za-z0-9\u0370-\u03ff\-+.]*[A-Za-z0-9\u0370-\u03ff+]|[A-Z]{2,}")
@@ -309,7 +310,9 @@ def assign(texts: dict[str, str], taken: set[str], titles: dict[str, str] | None
     Papers with a title are labelled from it; the others by the name they introduce.
     Example: assign({"p1": "We propose Foo-Net. Foo-Net ..."}, set()) -> {'p1': 'Foo-Net'}
     """
-    titles = titles or {}
+    # Labels are printed on terminals and in pages: made of printable text only, whatever the abstract holds.
+    texts = {pid: without_controls(text) for pid, text in texts.items()}
+    titles = {pid: without_controls(title) for pid, title in (titles or {}).items()}
     used = {label.lower() for label in taken}
     labels: dict[str, str] = {}
     for pid in sorted(texts):

@@ -23,7 +23,7 @@ from bot.text.chunking import paper_chunks
 from bot.text.wording import plural
 from bot.types import IngestReport, Paper
 from ingest.plan import label_new, merge_records, plan_changes, stale_warning
-from ingest.readers import ReadResult, read_paths
+from ingest.readers import Limits, ReadResult, read_paths
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,11 @@ def run(
     skip_bad: bool = False,
     encoding: str = "utf-8",
     progress: Progress | None = None,
+    follow_symlinks: bool = False,
 ) -> IngestReport:
     """Bring the store in line with `paths`; returns what changed.
 
-    Of `settings`, ingest reads the storage section (reading limit, windows, batches) and the chunk
+    Of `settings`, ingest reads the storage section (reading limits, windows, batches) and the chunk
     section, and hands each part of the job only its own. `embed` should be the model itself, not a
     cache of recent vectors (thousands of chunks would only churn through it). Holds the store's
     write lock throughout: a second ingest into the same store fails at once with a message instead
@@ -51,7 +52,7 @@ def run(
     """
     started = time.perf_counter()
     with store.writing():
-        read = read_paths(paths, encoding, skip_bad, settings.storage.max_abstract_chars)
+        read = read_paths(paths, encoding, skip_bad, Limits.of(settings.storage), follow_symlinks)
         return _write(read, started, settings.storage, settings.chunk, store, embed, prune, rebuild, progress)
 
 
@@ -67,11 +68,12 @@ def _write(
     progress: Progress | None,
 ) -> IngestReport:
     found = merge_records(read.records)
-    store.prepare_write(rebuild)  # a store built with other settings is refused here, unless rebuilt
+    # A store built with other settings is refused here, unless rebuilt; what it repairs is reported.
+    repaired = store.prepare_write(rebuild)
     stored = store.papers()
     files = {str(f) for f in read.files}
     plan = plan_changes(found, stored, files, prune)
-    warnings = list(read.warnings)
+    warnings = [*read.warnings, *repaired]
 
     # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed.
     have_vectors = store.vector_paper_ids() if stored else set()

@@ -4,27 +4,32 @@ Chooses each file's reader by its suffix and reads seed text itself (ingest.stru
 JSONL and CSV). Knows file formats and nothing of vectors, ids or the store. Every problem is
 raised as an InputError naming the file and line or record; with `skip_bad` a bad record is
 skipped and reported as a warning instead, while a bad file (missing, empty, binary,
-undecodable) always fails.
+undecodable, a named pipe or device) always fails. In a folder, what cannot be read safely (a
+link leading out of it, a pipe, a name that is not UTF-8) is skipped with a warning.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.errors import BadRecordError, FormatError, MissingPathError
+from bot.text.clean import clean, escaped
 from bot.types import Source
 from ingest.decoding import decode, split_lines
-from ingest.records import DEFAULT_MAX_CHARS, YEAR, RawRecord, check_length
+from ingest.records import YEAR, Limits, RawRecord, check_length, cut
 from ingest.structured import read_csv, read_json, read_jsonl
 
-__all__ = ["SUFFIXES", "RawRecord", "ReadResult", "read_file", "read_paths"]
+__all__ = ["SUFFIXES", "Limits", "RawRecord", "ReadResult", "read_file", "read_paths"]
 
 SUFFIXES = {".txt": "text", ".md": "text", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
 # Read only when named: in a folder, a .json file is more often settings than abstracts.
 NAMED_ONLY = {".json": "json"}
 FORMATS = ", ".join([*SUFFIXES, *NAMED_ONLY])  # e.g. ".txt, .md, .jsonl, .ndjson, .csv, .json"
+_NOT_ABSTRACTS = {"readme.md", "license.md", "changelog.md"}
 # A header paragraph is one short line with no sentence-ending punctuation.
 _HEADER_MAX_WORDS = 14
 _HEADER_MAX_CHARS = 200  # a single 30,000-character "word" is no header, but an over-long abstract
@@ -43,41 +48,103 @@ class ReadResult:
 
 
 def read_paths(
-    paths: list[Path], encoding: str = "utf-8", skip_bad: bool = False, max_chars: int = DEFAULT_MAX_CHARS
+    paths: list[Path],
+    encoding: str = "utf-8",
+    skip_bad: bool = False,
+    limits: Limits | None = None,
+    follow_symlinks: bool = False,
 ) -> ReadResult:
     """Every record in `paths` (files or folders); raises InputError on the first bad input.
 
-    `max_chars` is the longest abstract (StoreSettings.max_abstract_chars): a longer paragraph of
-    seed text is a bad record, a longer JSONL, JSON or CSV abstract is kept with a warning.
+    `limits` bound an abstract's length (see Limits). In a folder, a link to a file or folder
+    outside it is skipped with a warning unless `follow_symlinks`; a named pipe, device or socket
+    is skipped with a warning, and refused when named.
     """
     result = ReadResult()
     for path in paths:
         if not path.exists():
             raise MissingPathError(
-                f"{path}: no such file or folder; check the path, or run `paperbot ingest` "
+                f"{escaped(str(path))}: no such file or folder; check the path, or run `paperbot ingest` "
                 "with no path to ingest the bundled seeds"
             )
-        for file in _files_under(path) if path.is_dir() else [path]:
+        skipped = len(result.warnings)
+        files = _files_under(path, follow_symlinks, result.warnings) if path.is_dir() else [path]
+        if not files:
+            why = f" to read ({result.warnings[skipped]})" if len(result.warnings) > skipped else ""
+            raise FormatError(f"{path}: no {', '.join(SUFFIXES)} files inside{why}; point ingest at abstract files")
+        for file in files:
             result.files.append(file.resolve())
-            result.records.extend(read_file(file, encoding, skip_bad, result.warnings, max_chars))
+            result.records.extend(read_file(file, encoding, skip_bad, result.warnings, limits))
     return result
 
 
-def _files_under(folder: Path) -> list[Path]:
+def _files_under(folder: Path, follow_symlinks: bool, warnings: list[str]) -> list[Path]:
+    """The abstract files in `folder` and its subfolders, hidden ones left out, each file once.
+
+    What cannot be read is skipped with a warning: a link leading out of `folder` (unless
+    `follow_symlinks`), a named pipe or device (reading one blocks or never ends), a file name that
+    is not UTF-8 (the store keeps names as text).
+    """
     # A BEIR folder holds queries and qrels beside the corpus: read the corpus only.
     if (folder / "corpus.jsonl").is_file() and (folder / "queries.jsonl").is_file():
         return [folder / "corpus.jsonl"]
-    files = sorted(
-        p
-        for p in folder.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and p.name.lower() not in {"readme.md", "license.md", "changelog.md"}
-    )
-    if not files:
-        raise FormatError(f"{folder}: no {', '.join(SUFFIXES)} files inside; point ingest at abstract files")
-    return files
+    root = folder.resolve()
+    files: dict[Path, Path] = {}  # real path -> the path it was found at
+    walked: set[Path] = set()  # real folders, so that a followed link back up does not loop
+    for top, folders, names in os.walk(folder, followlinks=follow_symlinks):
+        here = Path(top)
+        if here.resolve() in walked:
+            folders[:] = []
+            continue
+        walked.add(here.resolve())
+        folders[:] = sorted(f for f in folders if not f.startswith("."))
+        for name in folders:
+            if not follow_symlinks and _outside(here / name, root):
+                warnings.append(f"skipped {escaped(str(here / name))}: {_leaves(here / name, folder)}")
+        for name in sorted(names):
+            path = here / name
+            if name.startswith(".") or path.suffix.lower() not in SUFFIXES or name.lower() in _NOT_ABSTRACTS:
+                continue
+            why = _unreadable(path) or (None if follow_symlinks or not _outside(path, root) else _leaves(path, folder))
+            if why:
+                warnings.append(f"skipped {escaped(str(path))}: {why}")
+                continue
+            files.setdefault(path.resolve(), path)
+    return sorted(files.values())
+
+
+def _outside(path: Path, root: Path) -> bool:
+    """Whether the link `path` leads out of the folder `root` (a broken link leads nowhere: False)."""
+    return path.is_symlink() and path.exists() and not path.resolve().is_relative_to(root)
+
+
+def _leaves(link: Path, folder: Path) -> str:
+    """Example: 'a link to /etc/passwd, outside papers; pass --follow-symlinks to read it'"""
+    target, outside = escaped(str(link.resolve())), escaped(str(folder))
+    return f"a link to {target}, outside {outside}; pass --follow-symlinks to read it"
+
+
+def _unreadable(file: Path) -> str | None:
+    """Why `file` cannot be read as a file of abstracts without opening it, or None.
+
+    Example: a named pipe -> 'a named pipe (FIFO), not a file: reading it would wait for a writer'
+    """
+    if clean(str(file))[1]:
+        return "its name is not valid UTF-8, and the store keeps file names as text; rename the file"
+    try:
+        mode = file.stat().st_mode
+    except FileNotFoundError:
+        return "a link to something that does not exist"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a file: reading it would wait for a writer"
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "special"
+    return f"{kind}, not a file"
 
 
 def read_file(
@@ -85,22 +152,27 @@ def read_file(
     encoding: str = "utf-8",
     skip_bad: bool = False,
     warnings: list[str] | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
+    limits: Limits | None = None,
 ) -> list[RawRecord]:
-    """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read."""
+    """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read
+    and for what is not a regular file (a named pipe would block the read)."""
+    limits = limits or Limits()
+    why = _unreadable(file)
+    if why:
+        raise FormatError(f"{escaped(str(file))}: {why}; paperbot reads files of abstracts ({FORMATS})")
     kind = _kind(file)
-    text = decode(file, encoding, FORMATS)
+    sink = warnings if warnings is not None else []
+    text = decode(file, encoding, FORMATS, sink)
     if not text.strip():
         raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
-    sink = warnings if warnings is not None else []
     if kind == "jsonl":
-        records = list(read_jsonl(file, text, skip_bad, sink, max_chars))
+        records = list(read_jsonl(file, text, skip_bad, sink, limits))
     elif kind == "json":
-        records = list(read_json(file, text, skip_bad, sink, max_chars))
+        records = list(read_json(file, text, skip_bad, sink, limits))
     elif kind == "csv":
-        records = list(read_csv(file, text, skip_bad, sink, max_chars))
+        records = list(read_csv(file, text, skip_bad, sink, limits))
     else:
-        records = list(_read_text(file, text, skip_bad, sink, max_chars))
+        records = list(_read_text(file, text, skip_bad, sink, limits))
     if not records:
         raise FormatError(f"{file}: no abstracts found; {_format_hint(kind)}")
     return records
@@ -137,7 +209,7 @@ def _format_hint(kind: str) -> str:
     return "each record needs an 'abstract' or 'text' field"
 
 
-def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
+def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
     collection: str | None = None
     venue: str | None = None
     year: int | None = None
@@ -150,12 +222,18 @@ def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str], max_c
         number += 1
         try:
             fix = "put a blank line between abstracts, or remove the text"
-            check_length(paragraph, f"{file} line {line_no}", fix, max_chars)
+            check_length(paragraph, f"{file} line {line_no}", fix, limits.abstract_chars)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
             continue
+        if len(paragraph) > limits.record_chars:  # only when the abstract limit is set above it
+            warnings.append(
+                f"{file} line {line_no}: a paragraph of {len(paragraph):,} characters, cut to its first "
+                f"{limits.record_chars:,} (PAPERBOT_STORAGE__MAX_RECORD_CHARS sets the limit)"
+            )
+            paragraph = cut(paragraph, limits.record_chars)
         yield RawRecord(
             text=paragraph,
             source=Source(file=str(file.resolve()), line=line_no, record=number, collection=collection),

@@ -7,6 +7,7 @@ file formats, vectors or the store.
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -15,14 +16,28 @@ from typing import Any
 
 from bot.errors import BadRecordError
 from bot.settings import StoreSettings
+from bot.text.clean import clean_json, replaced_note
 from bot.types import Source
 
 ABSTRACT_FIELDS = ("abstract", "text")
 ID_FIELDS = ("id", "_id", "paper_id", "doc_id")
 YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-# The longest abstract when a caller names no limit (tests, tools); ingest passes the configured
-# `storage.max_abstract_chars`, whose description says where the number comes from.
-DEFAULT_MAX_CHARS = StoreSettings.model_validate({}).max_abstract_chars
+# A title, venue or URL longer than this is something else (an abstract in the wrong column, a
+# whole file): titles run to a few hundred characters, and a title leads every chunk embedded.
+_MAX_FIELD_CHARS = 1_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long a record's abstract may be; ingest passes the configured `storage` values, whose
+    descriptions say where the numbers come from (the defaults serve tests and tools)."""
+
+    abstract_chars: int = StoreSettings.model_validate({}).max_abstract_chars  # longer: noted, or a bad paragraph
+    record_chars: int = StoreSettings.model_validate({}).max_record_chars  # longer: cut, with a warning
+
+    @classmethod
+    def of(cls, storage: StoreSettings) -> Limits:
+        return cls(storage.max_abstract_chars, storage.max_record_chars)
 
 
 @dataclass(frozen=True)
@@ -38,15 +53,44 @@ class RawRecord:
     url: str | None = None
 
 
-def from_mapping(
-    obj: dict[str, Any], file: Path, where: str, record: int, notes: list[str], max_chars: int
-) -> RawRecord:
+class Notes:
+    """What was noted about one file's records, by kind; a few of each kind are said, the rest counted."""
+
+    SHOWN = 5
+    LEFT_OUT = "fields like these stored without their value"
+    LONG = "abstracts like these kept whole"
+    CUT = "abstracts like these cut"
+    REPLACED = "fields like these with characters replaced by U+FFFD"
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._kinds: dict[str, list[str]] = {}
+
+    def add(self, kind: str, note: str) -> None:
+        self._kinds.setdefault(kind, []).append(note)
+
+    def lines(self) -> list[str]:
+        """The notes to show. Example: 7 notes of one kind -> the first 5, then
+        '<file>: 2 more fields like these stored without their value'"""
+        out: list[str] = []
+        for kind, notes in self._kinds.items():
+            out.extend(notes[: self.SHOWN])
+            if len(notes) > self.SHOWN:
+                out.append(f"{self.file}: {len(notes) - self.SHOWN:,} more {kind}")
+        return out
+
+
+def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes: Notes, limits: Limits) -> RawRecord:
     """The record of one JSON object or CSV row; raises BadRecordError if it has no abstract.
 
-    A metadata field of the wrong kind is left out, and an abstract over `max_chars` characters is
-    kept, each with a note in `notes` saying so.
+    A metadata field of the wrong kind is left out, an abstract over `limits.abstract_chars` characters
+    is kept, one over `limits.record_chars` is cut, and a lone surrogate (a "\\ud800" escape) becomes
+    U+FFFD, each with a note in `notes` saying so.
     Example: {"abstract": "A.", "year": "nineteen"} -> year None, and a note "...: 'year' is 'nineteen', not a year"
     """
+    obj, replaced = clean_json(obj)
+    for name, count in replaced.items():
+        notes.add(Notes.REPLACED, f"{where}: '{name}' held {replaced_note(count)}")
     abstract = next((obj[f] for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str) and obj[f].strip()), None)
     if abstract is None or not abstract.strip():
         fields = ", ".join(sorted(obj)) or "none"
@@ -55,14 +99,19 @@ def from_mapping(
             f"no 'abstract' or 'text' field with text (fields: {fields})",
             "add the abstract or remove the record",
         )
-    if len(abstract.strip()) > max_chars:
+    abstract = abstract.strip()
+    if len(abstract) > limits.record_chars:
+        notes.add(Notes.CUT, f"{where}: {_cut_note(len(abstract), limits.record_chars)}")
+        abstract = cut(abstract, limits.record_chars)
+    elif len(abstract) > limits.abstract_chars:
         # A record says where its abstract ends, unlike a paragraph of text: a long one is meant
         # (BEIR corpora hold full texts), so it is kept and only noted.
-        notes.append(
-            f"{where}: an abstract of {len(abstract.strip()):,} characters, more than the {max_chars:,} "
-            "abstracts have; kept (check that 'abstract' or 'text' holds the abstract)"
+        notes.add(
+            Notes.LONG,
+            f"{where}: an abstract of {len(abstract):,} characters, more than the {limits.abstract_chars:,} "
+            "abstracts have; kept (check that 'abstract' or 'text' holds the abstract)",
         )
-    source_id = next((str(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
+    source_id = next((_id(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
 
     def field(name: str, read: Callable[[Any], Any], expected: str) -> Any:
         value = obj.get(name)
@@ -70,17 +119,44 @@ def from_mapping(
             return None
         result = read(value)
         if result is None:
-            notes.append(f"{where}: '{name}' is {_show(value)}, not {expected}; stored without it")
+            notes.add(Notes.LEFT_OUT, f"{where}: '{name}' is {_show(value)}, not {expected}; stored without it")
+        elif isinstance(result, str) and len(result) > _MAX_FIELD_CHARS:
+            notes.add(
+                Notes.LEFT_OUT,
+                f"{where}: '{name}' is {len(result):,} characters long, more than any {name} "
+                f"({_MAX_FIELD_CHARS:,}); stored without it",
+            )
+            return None
         return result
 
     return RawRecord(
-        text=abstract.strip(),
+        text=abstract,
         source=Source(file=str(file.resolve()), record=record, source_id=source_id),
         title=field("title", _text, "text"),
         authors=field("authors", partial(_authors, where=where, notes=notes), "a list of names or 'A; B'") or (),
         year=field("year", _year, "a year"),
         venue=field("venue", _text, "text"),
         url=field("url", _text, "text"),
+    )
+
+
+def cut(text: str, most: int) -> str:
+    """`text` cut to at most `most` characters, at the last space when there is one in the second half.
+
+    Example: cut("one two three", 9) -> 'one two'
+    """
+    if len(text) <= most:
+        return text
+    head = text[: most + 1]  # one more: a space just after the limit still ends a whole word
+    space = max(head.rfind(" "), head.rfind("\n"))
+    return (head[:space] if space > most // 2 else head[:most]).rstrip()
+
+
+def _cut_note(length: int, most: int) -> str:
+    return (
+        f"an abstract of {length:,} characters, cut to its first {most:,} so that embedding it takes seconds, "
+        "not minutes (PAPERBOT_STORAGE__MAX_RECORD_CHARS sets the limit); check that 'abstract' or 'text' "
+        "holds the abstract"
     )
 
 
@@ -104,10 +180,20 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, list | dict) and not value)
 
 
+# repr with bounds: a value nested 100 deep or a million items long is shown in a few characters
+_REPR = reprlib.Repr()
+_REPR.maxstring, _REPR.maxother, _REPR.maxlevel = 40, 40, 3
+
+
 def _show(value: Any) -> str:
     """Example: _show("nineteen") -> "'nineteen'"; _show(123) -> '123'"""
-    shown = repr(value)
+    shown = _REPR.repr(value)
     return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+def _id(value: Any) -> str:
+    """A source id as text. Example: _id(7) -> '7'; _id([[1]]) -> '[[1]]'"""
+    return value if isinstance(value, str) else str(value) if isinstance(value, int | float) else _show(value)
 
 
 def _text(value: Any) -> str | None:
@@ -117,7 +203,7 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def _authors(value: Any, where: str, notes: list[str]) -> tuple[str, ...] | None:
+def _authors(value: Any, where: str, notes: Notes) -> tuple[str, ...] | None:
     """Names from a list (of names, or of {"name": ...} objects) or a string.
 
     Example: _authors("Ada Lovelace; Alan Turing", ...) -> ('Ada Lovelace', 'Alan Turing')
@@ -126,7 +212,7 @@ def _authors(value: Any, where: str, notes: list[str]) -> tuple[str, ...] | None
         names = [_author_name(a) for a in value]
         bad = [a for a, name in zip(value, names, strict=True) if name is None and not _missing(a)]
         if bad:
-            notes.append(f"{where}: 'authors' holds {_show(bad[0])}, not a name; stored without it")
+            notes.add(Notes.LEFT_OUT, f"{where}: 'authors' holds {_show(bad[0])}, not a name; stored without it")
         return tuple(name for name in names if name)
     if isinstance(value, str):
         parts = re.split(r";|\band\b|\|", value) if ";" in value or " and " in value else [value]

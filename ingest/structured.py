@@ -15,43 +15,39 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import BadRecordError, FormatError
-from bot.text.wording import plural
+from bot.text import jsonl
 from ingest.decoding import split_lines
-from ingest.records import ABSTRACT_FIELDS, RawRecord, from_mapping
+from ingest.records import ABSTRACT_FIELDS, Limits, Notes, RawRecord, from_mapping
 
 
-def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
-    """The records of a JSON-lines file, one object per line (see from_mapping for `max_chars`)."""
-    notes: list[str] = []
+def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
+    """The records of a JSON-lines file, one object per line (see from_mapping for `limits`)."""
+    notes = Notes(file)
     for line_no, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise BadRecordError(
-                    f"{file} line {line_no}",
-                    f"not valid JSON ({exc.msg}, column {exc.colno})",
-                    "fix the line or remove it",
-                ) from exc
+                obj = jsonl.loads(line)
+            except ValueError as exc:  # not JSON, or nested too deeply
+                raise BadRecordError(f"{file} line {line_no}", jsonl.problem(exc), "fix the line or remove it") from exc
             if not isinstance(obj, dict):
                 raise BadRecordError(
                     f"{file} line {line_no}",
                     f"expected a JSON object, got {type(obj).__name__}",
                     'write one object per line like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, f"{file} line {line_no}", line_no, notes, max_chars)
+            yield from_mapping(obj, file, f"{file} line {line_no}", line_no, notes, limits)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
-    warnings.extend(_capped(file, notes))
+    warnings.extend(notes.lines())
 
 
-def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
+def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
     """The records of a .json file holding an array of objects, like [{"abstract": "..."}]."""
-    notes: list[str] = []
+    notes = Notes(file)
     for record, (line_no, obj) in enumerate(_array_items(file, text), start=1):
         where = f"{file} record {record} (line {line_no})"
         try:
@@ -61,30 +57,14 @@ def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str], max_ch
                     f"expected a JSON object, got {type(obj).__name__}",
                     'make each item of the array an object like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, where, record, notes, max_chars)
+            yield from_mapping(obj, file, where, record, notes, limits)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
-    warnings.extend(_capped(file, notes))
+    warnings.extend(notes.lines())
 
 
-# Notes on fields stored without their value, per file: a few say which, then a count.
-_MAX_NOTES = 5
-
-
-def _capped(file: Path, notes: list[str]) -> list[str]:
-    """Example: 7 notes -> the first 5, then '<file>: 2 more fields like these stored without their value'"""
-    if len(notes) <= _MAX_NOTES:
-        return notes
-    more = len(notes) - _MAX_NOTES
-    return [
-        *notes[:_MAX_NOTES],
-        f"{file}: {plural(more, 'more field')} like these stored without their value",
-    ]
-
-
-_DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"\s*")
 
 
@@ -98,11 +78,14 @@ def _array_items(file: Path, text: str) -> Iterator[tuple[int, Any]]:
     pos = _skip_space(text, pos + 1)
     while not text.startswith("]", pos):
         try:
-            value, end = _DECODER.raw_decode(text, pos)
+            value, end = jsonl.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise FormatError(
                 f"{file} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); fix the file"
             ) from exc
+        except jsonl.JsonLimitError as exc:
+            where = text.count("\n", 0, pos) + 1
+            raise FormatError(f"{file} line {where}: {exc}; flatten the record or remove it") from exc
         line, counted = line + text.count("\n", counted, pos), pos
         yield line, value
         pos = _skip_space(text, end)
@@ -123,7 +106,9 @@ def _skip_space(text: str, pos: int) -> int:
 def _not_an_array(file: Path, text: str) -> FormatError:
     """Why a .json file that does not start with '[' cannot be read, and how to convert it."""
     try:
-        value = json.loads(text)
+        value = jsonl.loads(text)
+    except jsonl.JsonLimitError as exc:
+        return FormatError(f'{file}: {exc}; save an array of records, [{{"abstract": "..."}}, ...]')
     except json.JSONDecodeError as exc:
         if _is_json_lines(text):
             return FormatError(
@@ -153,12 +138,12 @@ def _is_json_lines(text: str) -> bool:
     """Whether the first lines of `text` are each a JSON object. Example: '{"a": 1}\\n{"a": 2}' -> True"""
     first = [line for line in split_lines(text) if line.strip()][:5]
     try:
-        return len(first) > 1 and all(isinstance(json.loads(line), dict) for line in first)
-    except json.JSONDecodeError:
+        return len(first) > 1 and all(isinstance(jsonl.loads(line), dict) for line in first)
+    except ValueError:
         return False
 
 
-def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], max_chars: int) -> Iterator[RawRecord]:
+def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
     """The records of a CSV file with a header row naming an 'abstract' or 'text' column."""
     delimiter = _sniff_delimiter(text)
     # Strict: an unclosed quote fails instead of swallowing the rest of the file into one field.
@@ -172,7 +157,7 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], max_cha
             "rename the column that holds the abstracts to 'abstract'"
         )
     number = 0
-    notes: list[str] = []
+    notes = Notes(file)
     for line_no, row in rows:
         if not row:
             continue
@@ -181,12 +166,12 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], max_cha
         try:
             _check_width(row, len(columns), delimiter, where)
             fields = {c: v for c, v in zip(columns, row, strict=False) if c}
-            yield from_mapping(fields, file, where, number, notes, max_chars)
+            yield from_mapping(fields, file, where, number, notes, limits)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
-    warnings.extend(_capped(file, notes))
+    warnings.extend(notes.lines())
 
 
 def _sniff_delimiter(text: str) -> str:

@@ -175,25 +175,67 @@ def test_ask_text_output_lists_references(seeded_store: Settings, run_cli: Calla
     assert references.startswith("[1] Cal-SPI: ")
 
 
-@pytest.mark.parametrize(
-    ("lines", "message"),
-    [
-        (['{"id": 1, "text": "fine"}', "{not json"], "line 2: not valid JSON"),
-        (['{"id": 1, "question": "wrong field"}'], 'line 1: needs a non-empty "text" field'),
-        (['{"id": 1, "text": "   "}'], 'line 1: needs a non-empty "text" field'),
-        (['["a", "list"]'], 'line 1: needs a non-empty "text" field'),
-    ],
-    ids=["not-json", "no-text", "blank-text", "not-object"],
-)
+EXAMPLE = '{"id": "q1", "text": "..."}'
+WRITE = "write it like " + EXAMPLE
+BAD_LINES = [
+    ("{not json", "line {n}: not valid JSON (Expecting property name enclosed in double quotes, column 2); " + WRITE),
+    ('{"id": "no-text", "question": "wrong field"}', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
+    ('{"id": "blank", "text": "   "}', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
+    ('["a", "list"]', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
+    ("[" * 5000, "line {n}: lists or objects nested more than 100 levels deep, more than paperbot reads; " + WRITE),
+]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["search", "ask"])
-def test_bad_queries_file_is_a_clear_error(
-    command: str, lines: list[str], message: str, tmp_path: Path, run_cli: Callable[..., Any]
+def test_a_bad_line_of_a_batch_gets_its_own_error_line_and_the_batch_goes_on(
+    command: str, seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:
+    """Found by the issue-16 audit: one bad line exited 2 with no output for the good lines."""
+    good = [{"id": "a", "text": "calibrated safe policy improvement"}, {"id": 7, "text": "binding affinity"}]
     path = tmp_path / "q.jsonl"
-    path.write_text("\n".join(lines) + "\n")
-    run = run_cli(command, "--queries", path, "--store", tmp_path)
-    assert (run.code, run.out) == (2, "")
-    assert run.err.startswith(f"paperbot: error: {path} {message}")
+    path.write_text("\n".join([json.dumps(good[0]), *(line for line, _ in BAD_LINES), json.dumps(good[1])]) + "\n")
+    run = run_cli(command, "--queries", path, "--store", seeded_store.store)
+    assert run.code == 2
+    assert run.messages == (
+        f"paperbot: error: {path}: 5 of 7 lines could not be {'answered' if command == 'ask' else 'searched'}; "
+        'their output lines hold an "error" saying why\n'
+    )
+    out = run.json_lines()
+    ids = ["a", 2, "no-text", "blank", 5, 6, 7]
+    assert [o["id"] for o in out] == ids
+    assert [o["error"] for o in out[1:-1]] == [m.replace("{n}", str(n)) for n, (_, m) in enumerate(BAD_LINES, start=2)]
+    alone = _queries_file(tmp_path / "good.jsonl", good)
+    assert [out[0], out[-1]] == run_cli(command, "--queries", alone, "--store", seeded_store.store).json_lines()
+
+
+@pytest.mark.slow
+def test_a_follow_up_with_no_earlier_answer_fails_its_own_line_only(
+    seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Found by the issue-16 audit: `summarize [99]` in a batch exited 2 with no output for 265 good lines."""
+    rows = [{"id": "a", "text": "summarize [99]"}, {"id": "b", "text": "How does Cal-SPI certify model error?"}]
+    path = _queries_file(tmp_path / "q.jsonl", rows)
+    run = run_cli("ask", "--queries", path, "--store", seeded_store.store)
+    assert run.code == 2
+    failed, answered = run.json_lines()
+    assert failed == {
+        "id": "a",
+        "error": "'summarize [99]' refers to citation [99] of an earlier answer, but there is no earlier answer "
+        "with citations to refer to; ask a question first, then follow it up",
+    }
+    assert answered["id"] == "b" and answered["citations"][0]["label"] == "Cal-SPI"
+    single = run_cli("ask", rows[1]["text"], "--json", "--store", seeded_store.store).json()
+    assert answered == {"id": "b", **single}
+
+
+@pytest.mark.slow
+def test_a_problem_of_the_command_is_said_once_not_on_every_line(
+    seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = _queries_file(tmp_path / "q.jsonl", [{"text": "GRPO"}, {"text": "safe RL"}])
+    run = run_cli("search", "--queries", path, "--k", "0", "--store", seeded_store.store)
+    assert (run.code, run.out, run.err) == (2, "", "paperbot: error: --k 0: give a positive number of papers\n")
 
 
 @pytest.mark.parametrize("command", ["search", "ask"])

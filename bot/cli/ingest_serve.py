@@ -21,6 +21,11 @@ from bot.cli.output import print_json, print_warnings
 @click.option("--rebuild", is_flag=True, help="drop the index and embed everything again")
 @click.option("--skip-bad", is_flag=True, help="skip bad records with a warning instead of failing the file")
 @click.option("--encoding", default="utf-8", metavar="NAME", help="text encoding of the input files (default utf-8)")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="in a folder, also read links to files and folders outside it (skipped with a warning otherwise)",
+)
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -30,6 +35,7 @@ def ingest(
     rebuild: bool,
     skip_bad: bool,
     encoding: str,
+    follow_symlinks: bool,
 ) -> int:
     """Add abstract files (.txt, .md, .jsonl, .json, .csv) and folders to the store; unchanged
     papers are skipped, so running it again is cheap."""
@@ -38,7 +44,15 @@ def ingest(
 
     options = parsing.given(ctx)
     app = wiring.open_app(wiring.load_settings(options.store, options.chroma_url))
-    report = wiring.ingest(app, list(paths) or None, prune=prune, rebuild=rebuild, skip_bad=skip_bad, encoding=encoding)
+    report = wiring.ingest(
+        app,
+        list(paths) or None,
+        prune=prune,
+        rebuild=rebuild,
+        skip_bad=skip_bad,
+        encoding=encoding,
+        follow_symlinks=follow_symlinks,
+    )
     print_warnings(report.warnings)
     if as_json:
         print_json(ingest_json(report))

@@ -57,7 +57,7 @@ def similar(ctx: click.Context, paper: str | None, text: str | None, k: int | No
     from bot.render.text import similar_text
 
     app = _open(ctx)
-    found = app.similar(paper, sys.stdin.read() if text == "-" else text, k)
+    found = app.similar(paper, parsing.read_stdin(whole=True) if text == "-" else text, k)
     print(json.dumps(similar_json(found), ensure_ascii=False) if as_json else similar_text(found))
     return 0
 

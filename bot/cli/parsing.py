@@ -11,7 +11,9 @@ It knows no command and never touches the core; the commands live in the sibling
 
 from __future__ import annotations
 
+import io
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +39,29 @@ class GlobalOptions:
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Keep a global option that was given; one given later on the line replaces it."""
     if value is not None and value is not False and param.name:
-        ctx.meta.setdefault(_GIVEN, {})[param.name] = value
+        ctx.meta.setdefault(_GIVEN, {})[param.name] = _clean(value, param)
     return value
+
+
+def _clean(value: Any, param: click.Parameter) -> Any:
+    """A text argument (or each of several) as clean Unicode, saying on stderr what was replaced.
+
+    A byte that is not UTF-8 in an argument (a terminal set to Latin-1) reaches Python as a lone
+    surrogate, which the tokenizer and SQLite refuse. Paths are left alone: a file name may hold
+    any bytes, and the file is opened by that name.
+    Example: "caf\\udce9 learning" -> 'caf\ufffd learning', and a warning naming the argument
+    """
+    from bot.text.clean import clean, replaced_note
+
+    if isinstance(value, tuple):
+        return tuple(_clean(item, param) for item in value)
+    if not isinstance(value, str):
+        return value
+    fixed, replaced = clean(value)
+    if replaced:
+        name = param.opts[0] if isinstance(param, click.Option) else (param.name or "argument").upper()
+        print(f"paperbot: warning: {name}: {replaced_note(replaced)}; is the terminal set to UTF-8?", file=sys.stderr)
+    return fixed
 
 
 class GlobalOption(click.Option):
@@ -78,6 +101,20 @@ def given(ctx: click.Context) -> GlobalOptions:
     for noisy in ("bm25s", "chromadb", "httpx", "sentence_transformers", "transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return options
+
+
+def read_stdin(whole: bool = False) -> str:
+    """The next line of stdin (all of it with `whole`), clean Unicode: what is not UTF-8 becomes U+FFFD,
+    with a warning. '' at the end of input."""
+    from bot.text.clean import clean, replaced_note
+
+    stream = sys.stdin
+    if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        stream.reconfigure(errors="surrogateescape")  # a stray byte is then replaced, not a UnicodeDecodeError
+    text, replaced = clean(stream.read() if whole else stream.readline())
+    if replaced:
+        print(f"paperbot: warning: stdin: {replaced_note(replaced)}", file=sys.stderr)
+    return text
 
 
 class Arg(click.Argument):
@@ -128,10 +165,15 @@ class _Paperbot(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
-            return super().parse_args(ctx, self._expand_prefixes(ctx, args))
+            rest = super().parse_args(ctx, self._expand_prefixes(ctx, args))
         except click.UsageError as exc:
             exc.ctx = exc.ctx or ctx  # click's parser leaves it out of some errors ('--k' with no value)
             raise
+        by_name = {p.name: p for p in self.get_params(ctx)}
+        for name, value in ctx.params.items():
+            if name in by_name:
+                ctx.params[name] = _clean(value, by_name[name])
+        return rest
 
     def _expand_prefixes(self, ctx: click.Context, args: list[str]) -> list[str]:
         """`args` with each unambiguous prefix of a long option written in full, as argparse allowed.

@@ -4,7 +4,8 @@ that turns errors into messages and exit codes.
 Exit codes: 0 done; PaperbotError.exit_code for paperbot's own errors (bot/errors.py); 2 for a
 command line that cannot be read; 130 when interrupted. A closed stdout (`| head`) ends quietly.
 The commands are in the sibling modules; this module runs none of the core itself. Everything
-the command writes goes through `printable`, so stored text cannot drive the terminal.
+the command writes goes through `printable`, so stored text cannot drive the terminal, and lone
+surrogates are written as JSON escapes, so that writing one never fails.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import click
 from bot.cli import evaluate, ingest_serve, library, parsing, questions
 from bot.errors import PaperbotError
 from bot.render.text import printable
+from bot.text.clean import json_escaped
 
 
 @click.group(
@@ -59,7 +61,8 @@ class _Printable:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(printable(text))
+        # A file name that is not UTF-8 holds lone surrogates, which a UTF-8 stream refuses to write.
+        return self._stream.write(printable(json_escaped(text)))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

@@ -1,21 +1,23 @@
 """`paperbot search`, `ask` and `chat`: one query or a batch file, a cited answer, a conversation.
 
 Reads query files and --history files and prints what bot.render makes of the results; the
-searching and answering are the app's. Opening the app goes through bot.cli.wiring.
+searching and answering are the app's. Opening the app goes through bot.cli.wiring. In a batch,
+a line that cannot be run gets its own {"id", "error"} line and the others go on; the command
+then exits 2 (QueryError's code) saying how many failed.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from bot.cli import parsing, wiring
-from bot.cli.output import print_json, print_notices
+from bot.cli.output import print_json, print_notices, print_warnings
 from bot.errors import QueryError
 
 if TYPE_CHECKING:
@@ -26,19 +28,46 @@ _HISTORY_HELP = (
     "earlier turns for follow-up questions: a JSON list (or JSON lines) of `ask --json` outputs, "
     'oldest first, or of {"question": ..., "answer": <ask --json output>}; the last one is followed up'
 )
-_QUERIES_HELP = 'JSONL file of {"id", "text"} to run as a batch; prints one JSON object a line'
+_QUERIES_HELP = (
+    'JSONL file of {"id", "text"} to run as a batch; prints one JSON object a line, {"id", "error"} for a '
+    "line that cannot be run (then exits 2)"
+)
 
 
-def _read_queries(path: Path) -> Iterator[tuple[Any, str]]:
-    """(id, text) of each line of a queries file; a line without an id is named by its number."""
+@dataclass(frozen=True)
+class _Line:
+    """One line of a queries file: its id and text, or why it cannot be asked."""
+
+    qid: Any
+    text: str = ""
+    error: str | None = None
+
+
+def _read_queries(path: Path) -> list[_Line]:
+    """Every non-blank line of a queries file; a line without an id is named by its number.
+
+    A bad line is kept with its error (the batch goes on); only a file that cannot be read raises.
+    Example: '{"id": "q1", "text": "GRPO"}\\n{not json' -> [_Line('q1', 'GRPO'), _Line(2, error='not valid JSON ...')]
+    """
     from bot.text import jsonl
+    from bot.text.clean import replaced_note
 
-    for number, obj in jsonl.read(path, QueryError, 'write {"id": ..., "text": ...}'):
-        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
-            raise QueryError(
-                f'{path} line {number}: needs a non-empty "text" field, like {{"id": "q1", "text": "..."}}'
-            )
-        yield obj.get("id", number), obj["text"]
+    lines = []
+    for entry in jsonl.entries(path, QueryError):
+        obj = entry.value
+        qid = obj.get("id", entry.number) if isinstance(obj, dict) else entry.number
+        if entry.replaced:
+            print_warnings([f"{path} line {entry.number}: {replaced_note(entry.replaced)}"])
+        if entry.problem is not None:
+            lines.append(_Line(qid, error=f"line {entry.number}: {entry.problem}; write it like {_WRITE}"))
+        elif not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
+            lines.append(_Line(qid, error=f'line {entry.number}: needs a non-empty "text" field, like {_WRITE}'))
+        else:
+            lines.append(_Line(qid, obj["text"]))
+    return lines
+
+
+_WRITE = '{"id": "q1", "text": "..."}'
 
 
 def _previous(path: Path | None, app: App) -> Answer | None:
@@ -48,15 +77,82 @@ def _previous(path: Path | None, app: App) -> Answer | None:
 
     if path is None:
         return None
-    turns = jsonl.read_document(path, QueryError, f"--history {path}", "`ask --json` outputs")
+    notes: list[str] = []
+    turns = jsonl.read_document(path, QueryError, f"--history {path}", "`ask --json` outputs", notes)
+    print_warnings(notes)
     if not turns:
         raise QueryError(
             f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"
         )
+    _check_citations(path, turns[-1])
     try:
         return followup.previous_answer(turns, wiring.stored_papers(app))
     except QueryError as exc:
         raise QueryError(f"--history {path}: {exc}") from exc
+
+
+def _check_citations(path: Path, turn: Any) -> None:
+    """Refuse citations whose number or paper_id is not what `ask --json` writes, before they are used."""
+    answer = turn.get("answer") if isinstance(turn, dict) else None
+    citations = (answer if isinstance(answer, dict) else turn if isinstance(turn, dict) else {}).get("citations")
+    for item in citations if isinstance(citations, list) else []:
+        if not isinstance(item, dict):
+            continue  # previous_answer says what a citation needs
+        n, paper_id = item.get("n"), item.get("paper_id")
+        if "n" in item and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise QueryError(f'--history {path}: a citation\'s "n" is {n!r:.40}; give its number, as `ask --json` does')
+        if "paper_id" in item and not isinstance(paper_id, str):
+            raise QueryError(
+                f'--history {path}: a citation\'s "paper_id" is {paper_id!r:.40}; give the id `ask --json` printed'
+            )
+
+
+def _batch(app: App, asking: bool, path: Path, k: int | None, generator: str | None, previous: Answer | None) -> int:
+    """Each line of a --queries file searched or answered, one JSON line out per line in, in order.
+
+    A line that cannot be asked gets {"id", "error"} instead, and the others go on; then the
+    command ends with a QueryError (exit 2) saying how many lines failed.
+    """
+    from bot.render.json import answer_json, search_json
+
+    lines = _read_queries(path)
+    # An empty batch raises what is wrong with the command itself (--k 0, an unknown generator), before
+    # any line: said once, not on every line.
+    if asking:
+        app.ask_many([], generator, previous)
+    else:
+        app.search_many([], k)
+
+    def run(texts: list[str]) -> list[Any]:
+        return app.ask_many(texts, generator, previous) if asking else app.search_many(texts, k)
+
+    good = [at for at, line in enumerate(lines) if line.error is None]
+    try:
+        done: dict[int, Any] = dict(zip(good, run([lines[at].text for at in good]), strict=True))
+    except QueryError:
+        # Some line the app refuses ('summarize [99]' with no [99]): ask each alone to find which.
+        done = {}
+        for at in good:
+            try:
+                (done[at],) = run([lines[at].text])
+            except QueryError as exc:
+                done[at] = exc
+    if asking:
+        print_notices(a for a in done.values() if not isinstance(a, QueryError))
+    failed = 0
+    for at, line in enumerate(lines):
+        result: Any = done.get(at)
+        if line.error is not None or isinstance(result, QueryError):
+            failed += 1
+            print_json({"id": line.qid, "error": line.error or str(result)})
+        else:
+            print_json({"id": line.qid, **(answer_json(result) if asking else search_json(result))})
+    if failed:
+        raise QueryError(
+            f"{path}: {failed} of {len(lines)} lines could not be {'answered' if asking else 'searched'}; "
+            'their output lines hold an "error" saying why'
+        )
+    return 0
 
 
 def _run(
@@ -81,17 +177,7 @@ def _run(
     if (query is None) == (queries is None):
         raise QueryError(f"give either a {'question' if asking else 'query'} or --queries FILE.jsonl")
     if queries is not None:
-        batch = list(_read_queries(queries))
-        texts = [t for _, t in batch]
-        if asking:
-            answers = app.ask_many(texts, generator, previous)
-            print_notices(answers)
-            outputs = [answer_json(a) for a in answers]
-        else:
-            outputs = [search_json(r) for r in app.search_many(texts, k)]
-        for (qid, _), out in zip(batch, outputs, strict=True):
-            print_json({"id": qid, **out})
-        return 0
+        return _batch(app, asking, queries, k, generator, previous)
     assert query is not None
     if asking:
         answer = app.ask(query, generator, previous)
@@ -164,7 +250,7 @@ def chat(ctx: click.Context, history: Path | None, as_json: bool) -> int:
     while True:
         if interactive:
             print("> ", end="", flush=True)
-        line = sys.stdin.readline()
+        line = parsing.read_stdin()
         if not line or line.strip().lower() in ("quit", "exit", ":q"):
             return 0
         if not line.strip():

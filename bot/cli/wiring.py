@@ -80,6 +80,7 @@ def ingest(
     skip_bad: bool = False,
     encoding: str = "utf-8",
     progress: Progress | None = None,
+    follow_symlinks: bool = False,
 ) -> IngestReport:
     """Add `paths` (None: the bundled seeds) to the app's store; progress on stderr unless `progress` is given.
 
@@ -98,6 +99,7 @@ def ingest(
         skip_bad=skip_bad,
         encoding=encoding,
         progress=progress or reporter(),
+        follow_symlinks=follow_symlinks,
     )
 
 

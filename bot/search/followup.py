@@ -223,8 +223,15 @@ def previous_answer(turns: Sequence[Any], papers: Mapping[str, Paper]) -> Answer
         )
     cited: list[Citation] = []
     for item in data.get("citations", []):
-        if not isinstance(item, dict) or "n" not in item or "paper_id" not in item:
-            raise QueryError('each history citation needs "n" and "paper_id", as `ask --json` prints them')
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("n"), int)
+            or isinstance(item.get("n"), bool)
+            or not isinstance(item.get("paper_id"), str)
+        ):
+            raise QueryError(
+                'each history citation needs a whole number "n" and a text "paper_id", as `ask --json` prints them'
+            )
         if item["paper_id"] in papers:
             cited.append(Citation(int(item["n"]), papers[item["paper_id"]]))
     question = str(data.get("question") or (last.get("question") if isinstance(last, dict) else "") or "")

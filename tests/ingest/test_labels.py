@@ -127,3 +127,14 @@ def test_a_paper_naming_nothing_is_described_by_what_it_proposes(text: str, titl
 def test_a_descriptive_title_comes_before_the_opening_words() -> None:
     texts = {"p1": "Deep decarbonization needs planning. We propose a risk-aware grid controller for storms."}
     assert assign(texts, set()) == {"p1": "Risk-aware grid controller for storms"}
+
+
+def test_labels_are_made_of_printable_text_whatever_the_abstract_holds() -> None:
+    """Found by the issue-16 audit: an abstract's escape codes became the label '2J 0 pwned 31mTerminal'."""
+    texts = {
+        "a": "\x1b[2J\x1b]0;pwned\x07\x1b[31mTerminal escape codes in abstracts are a hazard. We study them.",
+        "b": "We propose \x1b[31mRedNet\x1b[0m, a network for colour. It improves accuracy by 5%.",
+    }
+    labels = assign(texts, set())
+    assert labels == {"a": "Terminal escape codes", "b": "RedNet"}
+    assert assign({"c": "x"}, set(), titles={"c": "Bad\x1b]0;t\x07Name: a title"}) == {"c": "BadName"}

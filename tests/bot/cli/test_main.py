@@ -73,21 +73,27 @@ def test_python_dash_m_bot_cli_runs_the_command_line() -> None:
 def test_stored_control_characters_reach_the_terminal_only_as_visible_codes(
     tmp_path: Path, run_cli: Callable[..., Any]
 ) -> None:
-    """A title holding a terminal escape is shown as its code in text output; JSON keeps the title exactly."""
+    """An abstract holding a terminal escape shows it as its code in text output, JSON keeps the text
+    exactly, and the label built from a title holding one is made of its printable text only."""
     data = tmp_path / "evil.jsonl"
     title = "Evil\x1b[31mRed\u202e: a title"
-    abstract = "We propose EvilNet, a method for safe reinforcement learning in robots. EvilNet wins by 5%."
+    abstract = (
+        "We propose EvilNet\x1b]0;pwned\x07, a method for safe reinforcement learning in robots. EvilNet wins by 5%."
+    )
     data.write_text(json.dumps({"title": title, "abstract": abstract}) + "\n", encoding="utf-8")
     store = ["--store", str(tmp_path / "store")]
     assert run_cli("ingest", data, *store).code == 0
     for run in (run_cli("ask", "safe reinforcement learning", *store), run_cli("search", "safe robots", *store)):
         assert run.code == 0, run.err
         assert "\x1b" not in run.out + run.err and "\u202e" not in run.out + run.err
-        assert "Evil\\u001b[31mRed\\u202e" in run.out
+        assert "EvilRed" in run.out  # the label, from the title's printable text
+    shown = run_cli("search", "safe robots", *store).out
+    assert "EvilNet\\u001b]0;pwned\\u0007, a method" in shown  # the abstract's codes, made visible
     followup = run_cli("ask", "safe reinforcement learning", *store, "--json")
     history = tmp_path / "turns.jsonl"
     history.write_text(followup.out, encoding="utf-8")
     error = run_cli("ask", "what about the second one?", "--history", history, *store)
     assert error.code != 0 and "there is no second one" in error.err and "\x1b" not in error.err
     found = json.loads(run_cli("search", "safe robots", *store, "--json").out)
-    assert found["results"][0]["label"] == "Evil\x1b[31mRed\u202e"  # JSON escapes say the same text
+    assert found["results"][0]["label"] == "EvilRed"
+    assert found["results"][0]["text"] == abstract  # JSON escapes say the same text

@@ -143,8 +143,9 @@ def test_history_turns_become_the_previous_answer() -> None:
         assert [(c.n, c.paper.label) for c in previous.citations] == [(1, "ASCPO")]
         assert (previous.question, previous.standalone_question) == ("q", "sq")
     assert followup.previous_answer([], stored) is None
-    with pytest.raises(QueryError, match='needs "n" and "paper_id"'):
-        followup.previous_answer([{"citations": [{"label": "x"}]}], stored)
+    for citation in ({"label": "x"}, {"n": "one", "paper_id": ASCPO}, {"n": 1, "paper_id": ["x"]}, {"n": True}):
+        with pytest.raises(QueryError, match='needs a whole number "n" and a text "paper_id"'):
+            followup.previous_answer([{"citations": [citation]}], stored)
 
 
 def test_the_chat_bubble_says_what_a_follow_up_searched() -> None:
