@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
@@ -26,6 +26,37 @@ class UISettings(BaseModel):
 
     host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
     port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
+    answer_slots: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="Questions (chat and /ask together) answered at once. 1 here: on 2 cores a second slot "
+        "gave no more answers per second under 20 users (benchmarks/load.py), only more CPU contention.",
+    )
+    task_slots: int = Field(
+        1,
+        ge=1,
+        le=16,
+        description="Other requests of one kind (triage, a reading-list change, an export) run at once; "
+        "each kind has its own slots (Gradio's default_concurrency_limit).",
+    )
+    queue_size: int = Field(
+        64,
+        ge=1,
+        description="Requests that may wait for a slot, all kinds together; one more is refused at once, the "
+        "page saying the application is busy and to try again (HTTP 503). 64 waiting questions clear in "
+        "about 13 s at 0.2 s each, the slowest answers of a server just started (benchmarks/load.py).",
+    )
+    auth: SecretStr | None = Field(
+        None,
+        description="Logins the chat asks for, as user:password pairs separated by commas "
+        "('ana:s3cret,ben:pa55'); unset (and no users_file): no login, as suits a server on loopback.",
+    )
+    users_file: Path | None = Field(
+        None,
+        description="A file of user:password lines (blank lines and # comments ignored) the chat asks for, "
+        "added to `auth`; read when the server starts.",
+    )
 
 
 class Settings(BaseSettings):

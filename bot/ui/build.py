@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.render import html as markup
+from bot.settings import UISettings
 from bot.ui import views
 from bot.ui.chat import GENERATORS, Ask, AskStream, whole_answer
 from bot.ui.css import FONT, FONT_FALLBACKS, FONT_MONO, FONT_MONO_FALLBACKS, FONT_WEIGHTS, PANEL_CSS
@@ -114,12 +115,14 @@ def build(
     exports: Path | None = None,
     ask_stream: AskStream | None = None,
     generator: str = "extractive",
+    ui: UISettings | None = None,
 ) -> gr.Blocks:
     """The app over plain callables; `ingest_seeds(progress)` fills an empty store.
 
     The chat shows `ask_stream`'s pieces as they come (without it, each answer appears whole);
     its "Answer with" menu starts at `generator`. The /ask API endpoint calls `ask`. Export files
-    for the download buttons go under `exports` (default: a new temporary folder).
+    for the download buttons go under `exports` (default: a new temporary folder). `ui` gives the
+    queue its slots and its size (default: UISettings()); beyond the size a request is refused at once.
     Example: build(bot.ask, ingest_seeds, bot.paper_count, library_of(bot), ask_stream=bot.ask_stream)
     .launch(theme=theme(), css=PAGE_CSS), with `ingest_seeds` as the CLI builds it (the UI never
     imports ingest); Gradio 6 takes the theme and style sheet at launch, not in `gr.Blocks`
@@ -129,6 +132,7 @@ def build(
 
     from bot.ui import events, tab_events, tabs  # they import gradio: only after quiet_gradio
 
+    ui = ui or UISettings()  # type: ignore[call-arg]  # pydantic fills the defaults; mypy runs without its plugin
     loader = SeedLoader(ingest_seeds, paper_count)
     library = after_seeds(library, loader)
     files = ExportFiles(exports)
@@ -137,9 +141,12 @@ def build(
         widgets = _build_widgets(generator)
         triage_tab = tabs.build_triage_tab()
         list_tab = tabs.build_list_tab()
-        events.register_chat_events(demo, widgets, ask, ask_stream or whole_answer(ask), loader, paper_count)
+        events.register_chat_events(
+            demo, widgets, ask, ask_stream or whole_answer(ask), loader, paper_count, slots=ui.answer_slots
+        )
         tab_events.register_cite_events(widgets.cite, library, list_tab.last_list)
         tab_events.register_triage_events(triage_tab, library, files, list_tab.last_list)
         tab_events.register_list_events(list_tab, library, files)
-    demo.queue(default_concurrency_limit=1)
+    # Answers have their own slots (events.py); every other kind of request has `task_slots` of its own.
+    demo.queue(default_concurrency_limit=ui.task_slots, max_size=ui.queue_size)
     return demo

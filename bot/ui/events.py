@@ -13,6 +13,7 @@ from bot.errors import PaperbotError
 from bot.progress import Progress
 from bot.render import html as markup
 from bot.render import messages
+from bot.text.clean import clean
 from bot.types import Answer
 from bot.ui.chat import Ask, AskStream, Message, chat_stream, citation_choices, user_message
 from bot.ui.seeds import PaperCount, SeedLoader, seeded, seeded_stream
@@ -26,9 +27,16 @@ log = logging.getLogger(__name__)
 
 
 def register_chat_events(
-    demo: gr.Blocks, widgets: Widgets, ask: Ask, ask_stream: AskStream, loader: SeedLoader, paper_count: PaperCount
+    demo: gr.Blocks,
+    widgets: Widgets,
+    ask: Ask,
+    ask_stream: AskStream,
+    loader: SeedLoader,
+    paper_count: PaperCount,
+    slots: int = 1,
 ) -> None:
-    """Wire the widgets to the callables; must run inside the same `gr.Blocks` context."""
+    """Wire the widgets to the callables, answering `slots` questions at once; must run inside the
+    same `gr.Blocks` context."""
     import gradio as gr
 
     def gradio_progress(tracker: gr.Progress) -> Progress:
@@ -41,13 +49,17 @@ def register_chat_events(
         return update
 
     def status() -> str:
-        return messages.store_status(paper_count(), report=loader.report)
+        # A store deleted or replaced under the server (bot.ui.watch) says so here too.
+        try:
+            return messages.store_status(paper_count(), report=loader.report)
+        except PaperbotError as exc:
+            return f"**The store cannot be read:** {exc}"
 
     # Gradio finds a handler's progress tracker by this default value, hence the noqa.
     def on_load(progress: gr.Progress = gr.Progress()) -> Iterator[tuple[Any, Any]]:  # noqa: B008
-        if loader.needed():
-            yield messages.store_status(0, loading=True), gr.skip()
         try:
+            if loader.needed():
+                yield messages.store_status(0, loading=True), gr.skip()
             loader.ensure(gradio_progress(progress))
             line = status()
         except PaperbotError as exc:
@@ -68,6 +80,8 @@ def register_chat_events(
         generator: str | None,
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> Iterator[tuple[Any, Any, Any, Any, Any, Any]]:
+        # A question from a script may be anything JSON holds: clean text, or none (then the empty-question reply).
+        question = clean(question)[0] if isinstance(question, str) else ""
         # Echo the question at once; retrieval takes a second or two on a CPU before the first piece.
         shown = [*history, user_message(question.strip())] if question and question.strip() else history
         yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
@@ -85,8 +99,10 @@ def register_chat_events(
 
     def ask_markdown(question: str) -> str:
         """The answer to `question` as markdown with [n] citations and its reference list."""
-        # A question paperbot declines is the caller's to fix: one log line, not a traceback.
-        if not question or not question.strip():
+        # A question paperbot declines is the caller's to fix: one log line, not a traceback. Text from
+        # a script may hold lone surrogates (JSON's "\ud800"), which the tokenizer cannot take.
+        question = clean(question)[0] if isinstance(question, str) else ""
+        if not question.strip():
             raise gr.Error(messages.EMPTY_QUESTION_REPLY, print_exception=False)
         try:
             answer = seeded(ask, loader, lambda done, total: None)(question.strip())
@@ -103,8 +119,8 @@ def register_chat_events(
         api_visibility="private",
         concurrency_limit=None,  # every page waits on the one ingest, showing its progress
     )
-    # Answers share one slot: the core embeds on a small CPU, and serialising keeps
-    # concurrent questions from competing for it or racing inside Chroma.
+    # The chat and /ask share the answer slots (UISettings.answer_slots, 1 by default): the core embeds
+    # on a small CPU, where answers worked on together only compete for it.
     w.question.submit(
         on_ask,
         inputs=[w.question, w.chatbot, last_answer, generator],
@@ -112,7 +128,7 @@ def register_chat_events(
         api_name="chat",
         api_visibility="undocumented",
         concurrency_id="core",
-        concurrency_limit=1,
+        concurrency_limit=slots,
     )
     w.generator.change(lambda choice: choice, inputs=[w.generator], outputs=[generator], api_visibility="private")
     # The chat's own trash icon empties the conversation; the panel and tick boxes must follow it.
@@ -122,4 +138,4 @@ def register_chat_events(
         api_visibility="private",
         queue=False,
     )
-    gr.api(ask_markdown, api_name="ask", concurrency_id="core", concurrency_limit=1)
+    gr.api(ask_markdown, api_name="ask", concurrency_id="core", concurrency_limit=slots)

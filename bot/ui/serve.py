@@ -1,21 +1,30 @@
-"""Serving the chat UI: checks the address, builds the app over the core's callables and runs it on
-loopback (never a public share link). The core is described structurally (`Core`), so the UI
-never imports the app; loading the seeds comes as a callable (`ingest_seeds`), so it never imports ingest.
+"""Serving the chat UI: checks the address (warning when other machines can reach it), builds the
+app over the core's callables and runs it (never a public share link) with a bounded queue, no
+file uploads, the logins of the UI settings, a temporary folder of its own removed when it stops,
+and a core that notices its store folder being replaced (bot.ui.watch). The core is described
+structurally (`Core`), so the UI never imports the app; loading the seeds comes as a callable
+(`ingest_seeds`), so it never imports ingest.
 """
 
 from __future__ import annotations
 
 import errno
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol
+
+from starlette.middleware import Middleware
 
 from bot.errors import PaperbotError
 from bot.types import Answer, ReadingList, TriageResult
-from bot.ui import views
+from bot.ui import access, views
 from bot.ui.build import build, quiet_gradio, theme
 from bot.ui.css import PAGE_CSS
+from bot.ui.scratch import scratch_folder, stopping_on_signals
 from bot.ui.seeds import IngestSeeds
+from bot.ui.uploads import NoUploads
+from bot.ui.watch import WatchedCore
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -85,41 +94,68 @@ def _check_address(host: str, port: int) -> None:
         raise PaperbotError(f"cannot serve the chat UI on {host}:{port}: {why}") from exc
 
 
-def serve(bot: Core, ingest_seeds: IngestSeeds | None, host: str = "127.0.0.1", port: int = 7860) -> None:
-    """Run the UI on host:port until interrupted; never creates a public share link.
+def serve(
+    bot: Core,
+    ingest_seeds: IngestSeeds | None,
+    host: str = "127.0.0.1",
+    port: int = 7860,
+    reopen: Callable[[], Core] | None = None,
+) -> None:
+    """Run the UI on host:port until interrupted (Ctrl+C, SIGTERM or SIGHUP); never creates a public
+    share link, and leaves no temporary file behind.
 
     `ingest_seeds(progress)` fills an empty store with the bundled seeds before the first answer
-    (the CLI builds it; None: an empty store stays empty).
+    (the CLI builds it; None: an empty store stays empty). `reopen()` opens the store again for a
+    new core, used when the store folder is replaced while serving (None: the server says to restart).
+    Example: serve(app, lambda progress: ingest(app, None, progress=progress), reopen=lambda: open_app(settings))
     """
+    ui = bot.settings.ui
     _check_address(host, port)
+    known = access.logins(ui)  # a bad login setting stops the server before it serves anyone
+    warning = access.exposure(host, port, with_login=bool(known))
+    if warning is not None:
+        print(f"paperbot: warning: {warning}", file=sys.stderr, flush=True)
     quiet_gradio()
-    demo = build(
-        bot.ask,
-        ingest_seeds,
-        bot.paper_count,
-        library_of(bot),
-        ask_stream=bot.ask_stream,
-        generator=bot.settings.generator.backend,
-    )
-    try:
-        _, local_url, _ = demo.launch(
-            server_name=host,
-            server_port=port,
-            share=False,
-            inbrowser=False,
-            prevent_thread_lock=True,  # so the URL is printed once the port is bound
-            quiet=True,
-            ssr_mode=False,  # server-side rendering needs Node; plain serving does not
-            mcp_server=False,
-            footer_links=["api"],  # gradio_client users find the /ask endpoint here
-            theme=theme(),
-            css=PAGE_CSS,
+    core = WatchedCore(bot, reopen)
+    # Gradio reads its cache folder as the app is built: the scratch folder comes first.
+    with scratch_folder() as scratch, stopping_on_signals():
+        demo = build(
+            core.ask,
+            ingest_seeds,
+            core.paper_count,
+            library_of(core),
+            exports=scratch / "exports",
+            ask_stream=core.ask_stream,
+            generator=bot.settings.generator.backend,
+            ui=ui,
         )
-    except OSError as exc:
-        # Gradio's own message suggests GRADIO_SERVER_PORT; paperbot users pass --port.
-        raise PaperbotError(
-            f"cannot serve the chat UI on {host}:{port}: the port is in use or not allowed; "
-            "pass --port with a free port"
-        ) from exc
-    print(f"paperbot: chat UI running at {local_url} (Ctrl+C to stop)", flush=True)
-    demo.block_thread()
+        try:
+            _, local_url, _ = demo.launch(
+                server_name=host,
+                server_port=port,
+                share=False,
+                inbrowser=False,
+                prevent_thread_lock=True,  # so the URL is printed once the port is bound
+                quiet=True,
+                ssr_mode=False,  # server-side rendering needs Node; plain serving does not
+                mcp_server=False,
+                footer_links=["api"],  # gradio_client users find the /ask endpoint here
+                theme=theme(),
+                css=PAGE_CSS,
+                auth=access.checker(known) if known else None,
+                auth_message="paperbot: log in with a user and password of PAPERBOT_UI__AUTH or its users file",
+                app_kwargs={"middleware": [Middleware(NoUploads)]},
+                max_file_size=0,  # should a route slip past NoUploads, it still takes no file with a byte in it
+                run_history=False,  # no page of past calls, and no connecting a Hugging Face bucket to keep them
+            )
+        except OSError as exc:
+            # Gradio's own message suggests GRADIO_SERVER_PORT; paperbot users pass --port.
+            raise PaperbotError(
+                f"cannot serve the chat UI on {host}:{port}: the port is in use or not allowed; "
+                "pass --port with a free port"
+            ) from exc
+        try:
+            print(f"paperbot: chat UI running at {local_url} (Ctrl+C to stop)", flush=True)
+            demo.block_thread()
+        finally:
+            demo.close(verbose=False)  # stops the queue and frees the port before the folder goes
