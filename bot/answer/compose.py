@@ -138,7 +138,9 @@ class Composer:
         for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
             count = (lead or conf.lead_sentences) if not cited else conf.other_sentences
             shown = bool(context.said) and not any(p.sentence.role == roles.CONTRIBUTION for p in mine)
-            chosen = picks.choose(mine, query.intent, count, conf, lead=not shown)
+            # one named paper asked about on its own (a follow-up's sentences are scored against two questions)
+            one = lead is not None and not context.asked
+            chosen = picks.choose(mine, query.intent, count, conf, lead=not shown, one=one)
             if not chosen:
                 continue
             if not cited and len(things := asks(context.asked or query.text)) > 1:

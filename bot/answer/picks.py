@@ -43,6 +43,9 @@ class Pick:
     hit: Hit
     sentence: roles.Sentence
     score: float
+    # The question's terms the sentence says, or words akin to them (its acronyms read spelled out; the
+    # paper's name left out, the words of its spelled-out form kept: "Bottleneck" in CHAIN's).
+    matched: frozenset[str] = frozenset()
 
 
 def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> list[Pick]:
@@ -56,7 +59,8 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
     # A sentence saying "SSCA" says "Span-Specific Credit Assignment" where the abstract defines it so.
     defined = acronyms.learn([hit.paper.display])
     # The paper's own name (and its spelled-out form) says which paper, not which of its sentences answers.
-    terms = set(query.terms) - set(tokenize(label)) - set(tokenize(defined.get(label, "")))
+    named = set(query.terms) - set(tokenize(label))
+    terms = named - set(tokenize(defined.get(label, "")))
     said = [set(tokenize(acronyms.expand(sentence.source, defined))) for sentence in read]
     weight = _weights(terms, said)
     total = sum(weight.values())
@@ -64,8 +68,18 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
     for sentence, sim, words in zip(read, sims, said, strict=True):
         overlap = sum(weight[t] for t in terms & words) / total if total else 0.0
         score = settings.sentence_dense_weight * float(sim) + settings.sentence_overlap_weight * overlap
-        out.append(Pick(hit, sentence, score))
+        out.append(Pick(hit, sentence, score, frozenset(t for t in named if any(_akin(t, w) for w in words))))
     return out
+
+
+def _akin(term: str, word: str) -> bool:
+    """Whether two stems are one word's: the same first five letters, or the shorter one begins the other.
+
+    Example: _akin("leak", "leakag") -> True ("leaking", "leakage"); _akin("stimuli", "stimulus") -> True
+    """
+    if len(term) >= 5 and len(word) >= 5:
+        return term[:5] == word[:5]
+    return word.startswith(term) if len(term) <= len(word) else term.startswith(word)
 
 
 def _weights(terms: set[str], said: list[set[str]]) -> dict[str, float]:
@@ -127,14 +141,18 @@ def each_part(chosen: list[Pick], parts: list[tuple[str, list[Pick]]], settings:
     return [have[i] for i in sorted(have)]
 
 
-def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings, lead: bool = True) -> list[Pick]:
+def choose(
+    picks: list[Pick], intent: str, count: int, settings: AnswerSettings, lead: bool = True, one: bool = False
+) -> list[Pick]:
     """Up to `count` sentences: the contribution, then those answering the question best (what
     `intent` wants counts for more, settings.intent_bonus), in the abstract's order.
 
     A finding that states numbers counts for more for results, summaries and comparisons (`value`);
     a sentence that leans on its predecessor is taken only with that predecessor (the best answering
     one brings it along); the best answering sentence is always taken, another only when it scores
-    settings.next_sentence_floor of it. Without
+    settings.next_sentence_floor of it, or, in an answer about `one` paper asking how it works or what
+    something in it is, settings.method_floor for a sentence saying how it works that holds a word of
+    the question the answering sentences chosen before it do not. Without
     `lead`, no contribution comes first.
     Example: choose(picks, "results", 3, settings) -> [contribution, best finding, next finding]
     """
@@ -149,6 +167,13 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings,
 
     def answers(pick: Pick) -> float:
         return answering(pick, intent, settings)
+
+    answered: set[str] = set()  # the question's terms the answering sentences chosen so far say
+
+    def floor(pick: Pick) -> float:
+        # how one paper works: a method sentence saying something of the question the chosen ones do not
+        mechanism = one and intent in ("how", "what") and pick.sentence.role == roles.METHOD
+        return settings.method_floor if mechanism and pick.matched - answered else settings.next_sentence_floor
 
     if lead:  # without it (a follow-up already shown the contribution), only what answers
         contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
@@ -174,11 +199,12 @@ def choose(picks: list[Pick], intent: str, count: int, settings: AnswerSettings,
             continue
         if first is None:
             first = answers(pick)
-        elif answers(pick) < settings.next_sentence_floor * first:
-            break
+        elif answers(pick) < floor(pick) * first:
+            continue  # a method sentence further down may still pass its own floor
         if joined and before is not None:
             chosen[before.sentence.position] = before
         chosen[pick.sentence.position] = pick
+        answered |= pick.matched
     return [chosen[i] for i in sorted(chosen)]
 
 

@@ -62,6 +62,15 @@ class AnswerSettings(BaseModel):
         "only when it scores at least this share of that one: blind judges marked answers padded. Set by hand, "
         "judged in docs/answers.md.",
     )
+    method_floor: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="For a question about one paper asking how it works or what something in it is, a further "
+        "sentence saying how it works (its method) joins when it scores at least this share of the best answering "
+        "sentence: judges marked answers that named the method but left out its mechanism (the masking, the "
+        "inference steps). Set by hand, judged in docs/answers.md (round 8).",
+    )
     part_floor: float = Field(
         0.95,
         ge=0,
