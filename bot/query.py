@@ -151,6 +151,13 @@ _POINTING = re.compile(
     r"the above|the papers|the abstracts|each of them|(?:this|that)\s+(?:paper|one|abstract|work|method))\b",
     re.IGNORECASE,
 )
+# "Is there another paper on grid safety?", "any other methods for this?": papers besides those shown.
+_ANOTHER = re.compile(
+    r"\banother\s+(?:papers?|works?|stud(?:y|ies)|methods?|approach(?:es)?|abstracts?|articles?|ones?)\b|"
+    r"^\s*(?:is there|are there|any|which|what|show|find|list|give me|do you have)\b.{0,30}?\b(?:other|else)\s+"
+    r"(?:papers?|works?|stud(?:y|ies)|methods?|approach(?:es)?|abstracts?|articles?|ones?)\b|\banything else\b",
+    re.IGNORECASE,
+)
 # Any comparison word, anywhere: "how does ASCPO differ from Cal-SPI?", "CURE vs SORT".
 _COMPARISON_WORD = re.compile(r"\b(?:compare|comparison|contrast|differ\w*|versus|vs\.?)\b", re.IGNORECASE)
 # "which of these use MuJoCo?" (group 1: what they do) or "only the theoretical ones" (group 2: what they are).
@@ -200,6 +207,7 @@ class Query:
     pronoun_lead: int | None  # content words before its first pronoun: "how well does it" -> 1; None when it has
     # no pronoun, or names something before it ("summarize CRAFT and what it contributes")
     continues: bool  # opens like a continuation ("what about ...", "and ...")
+    another: bool  # asks for papers besides those already shown ("is there another paper on ...?")
     filter: Filter | None  # narrows the earlier papers; None without a content word to narrow by
     citations: tuple[int, ...]  # `[n]` numbers that can only be citations (not "[0, 1]")
     paper_numbers: tuple[int, ...]  # "paper 2", "#3", "reference 1"
@@ -245,6 +253,7 @@ def parse(text: str) -> Query:
         pointing=bool(_POINTING.search(text)),
         pronoun_lead=_pronoun_lead(text),
         continues=bool(_CONTINUE.search(text)),
+        another=bool(_ANOTHER.search(text)),
         filter=_filter(text),
         citations=tuple(citation_numbers(text)),
         paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),

@@ -69,7 +69,7 @@ class AnswerService:
         backend = self._backend(generator)
         known = list(self.search.papers().values()) if previous is not None else []
         asked = [followup.resolve(q, previous, self.search.settings, known) for q in questions]
-        asked = self._untangle(asked)
+        asked = self._others(self._untangle(asked))
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.search.settings.k, self.settings.list_max)
         results = self.search.search_followups(asked, k)
@@ -94,6 +94,39 @@ class AnswerService:
             if own is not None and own.scores and not set(own.scores) & set(f.paper_ids):
                 f = followup.Followup(f.question, f.question)
             out.append(f)
+        return out
+
+    def _others(self, asked: list[followup.Followup]) -> list[followup.Followup]:
+        """Questions asking for papers besides the previous answer's ("is there another paper on grid
+        safety?") become questions about the ones found: the relevant papers the previous answer did not
+        cite, or, when the question asks how the other differs, the best of them compared with those it
+        cited. With no other relevant paper, the question is searched as asked."""
+        wanted = [f for f in asked if f.kind == "another"]
+        if not wanted:
+            return asked
+        texts = [f.standalone for f in wanted]
+        found = dict(
+            zip(texts, zip(self.search.search_many(texts), self.search.relevant(texts), strict=True), strict=True)
+        )
+        labels = {pid: paper.label for pid, paper in self.search.papers().items()}
+        out = []
+        for f in asked:
+            if f.kind != "another":
+                out.append(f)
+                continue
+            result, cut = found[f.standalone]
+            others = [h.paper.paper_id for h in result.hits if h.paper.paper_id not in f.excluded]
+            others = [pid for pid in others if pid in cut.scores] or others[:1]
+            if not others:
+                out.append(followup.Followup(f.question, f.standalone))
+            elif parse(f.question).compares:
+                pair = (others[0], *(pid for pid in f.excluded if pid in labels))
+                names = [labels[pid] for pid in pair]
+                compare = f"Compare {', '.join(names[:-1])} and {names[-1]}"
+                out.append(followup.Followup(f.question, compare, pair, "compare"))
+            else:
+                kept = tuple(others[: self.settings.list_max])
+                out.append(followup.Followup(f.question, f.standalone, kept, "paper" if len(kept) == 1 else "papers"))
         return out
 
     def _contexts(

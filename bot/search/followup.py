@@ -10,6 +10,7 @@ It does not search or compose.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,9 @@ class Followup:
     question: str  # as asked
     standalone: str  # what is searched and shown; the question itself when it stands alone
     paper_ids: tuple[str, ...] = ()  # search only among these papers (empty: the whole corpus)
-    kind: str = "new"  # new, paper (one paper), compare, papers, filter or continue
+    kind: str = "new"  # new, paper (one paper), compare, papers, filter, continue or another
+    # "another": papers besides these (the previous answer's) are searched for; bot.answer.service finds them.
+    excluded: tuple[str, ...] = ()
     # Taken as a follow-up on a pronoun alone, after a few words of its own: a new search instead when
     # the question by itself is about other papers (bot.answer.service decides, with the relevance cut).
     tentative: bool = False
@@ -65,6 +68,8 @@ def resolve(
     if previous is None or not papers:
         return Followup(question, question)
     topic = previous.standalone_question or previous.question
+    if query.another and not query.citations and not query.ordinals:
+        return _another(query, papers, topic, settings)
     # A question that names its own subject is a new search, whatever pronouns it uses: "... by
     # recording the undo action and playing it backwards?". A pronoun leans on the previous answer
     # when it comes before the question names anything ("how well does it hold up ...?") or the
@@ -107,6 +112,23 @@ def resolve(
     if query.continues and len(query.words) <= settings.continue_words:
         return Followup(question, _join_questions(topic, _sentence(question)), (), "continue")
     return Followup(question, question)
+
+
+def _another(query: Query, papers: list[Paper], topic: str, settings: RetrievalSettings) -> Followup:
+    """ "Is there another paper on grid safety, and how does it differ from this one?": the question searched
+    with "this one" named, its earlier papers set aside; a question with few words of its own ("any other
+    papers?") keeps the earlier topic.
+    """
+    text = _THIS_ONE.sub(papers[0].label, query.text) if len(papers) == 1 else query.text
+    own = [w for w in query_words(_ANOTHER_WORDS.sub(" ", text)) if w not in _ASKING]
+    asked = text if len(own) > settings.continue_words else _join_questions(topic, _sentence(text))
+    return Followup(query.text, asked, (), "another", excluded=_ids(papers))
+
+
+# "this one", "this paper": the one paper of the previous answer, in a question asking for another.
+_THIS_ONE = re.compile(r"\b(?:this|that|the previous|the first)\s+(?:one|paper|work|study|method)\b", re.IGNORECASE)
+_ANOTHER_WORDS = re.compile(r"\b(?:another|other|else|papers?|works?|ones?|here|any|there)\b", re.IGNORECASE)
+_ASKING = {"differ", "differs", "different", "compare", "compared", "similar"}
 
 
 def _check_markers(query: Query, cited: list[int]) -> None:

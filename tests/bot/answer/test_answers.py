@@ -224,3 +224,23 @@ def test_a_follow_up_answers_what_it_asks_without_repeating_the_contribution(see
     assert [c.paper.label for c in answer.citations] == ["CURE"]
     assert "MuJoCo" in answer.markdown
     assert contribution not in [s.paper_sentence for s in answer.sentences]
+
+
+def test_another_paper_is_found_besides_the_earlier_one_and_compared_with_it(seeded_bot):
+    """Judged a66: 'Is there another paper here on safety in grid control, and how does it differ from this
+    one?' searched only the earlier paper and answered with it again."""
+    first = seeded_bot.ask(
+        "What does the paper on hyperscale AI data centers providing grid frequency regulation contribute?"
+    )
+    assert [c.paper.label for c in first.citations] == ["C2G-BENCH"]
+    asked = "Is there another paper here on safety in grid control, and how does it differ from this one?"
+    answer = seeded_bot.ask(asked, previous=first)
+    labels = [c.paper.label for c in answer.citations]
+    assert sorted(labels) == ["C2G-BENCH", "Heterogeneous risk-constrained reinforcement learning framework"]
+    assert (
+        answer.standalone_question
+        == "Compare Heterogeneous risk-constrained reinforcement learning framework and C2G-BENCH"
+    )
+    assert answer.question == asked
+    more = seeded_bot.ask("Are there any other papers on this?", previous=first)
+    assert more.citations and "C2G-BENCH" not in [c.paper.label for c in more.citations]

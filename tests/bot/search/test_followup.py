@@ -267,3 +267,21 @@ def test_an_ordinal_past_the_last_citation_says_there_is_no_such_paper() -> None
     with pytest.raises(QueryError, match=re.escape("cites 1 paper ([1] CURE); there is no second one")):
         followup.resolve("What about the second one?", single, SETTINGS)
     assert followup.resolve("What about the first one?", single, SETTINGS).paper_ids == (CURE,)
+
+
+def test_asking_for_another_paper_sets_the_earlier_ones_aside() -> None:
+    single = Answer("What is CURE?", "x [1].", False, (Citation(1, PAPERS[2]),), ())
+    asked = (
+        "Is there another paper on safe data deletion in offline robot learning, and how does it differ from this one?"
+    )
+    resolved = followup.resolve(asked, single, SETTINGS)
+    assert (resolved.kind, resolved.excluded, resolved.paper_ids) == ("another", (CURE,), ())
+    assert resolved.standalone == asked.replace("this one", "CURE")  # searched as asked, "this one" named
+    # with few words of its own, the earlier topic is kept
+    short = followup.resolve("Are there any other papers on this?", PREVIOUS, SETTINGS)
+    assert short.kind == "another" and short.excluded == (CAL, ASCPO, CURE)
+    assert short.standalone == "How can RL be kept safe in every state? Are there any other papers on this?"
+    # "other methods" inside a question of its own is not a request for more papers
+    assert (
+        followup.resolve("How does CURE compare with other methods for unlearning?", single, SETTINGS).kind != "another"
+    )
