@@ -1,0 +1,74 @@
+"""benchmarks/scale.py at a small size: it builds a store through the product's own ingest, reads it
+back in a fresh process and through the CLI, and reports sane numbers (issue 17).
+
+Uses the shared corpora (../shared/corpora) and the sentence-vector cache under
+~/.cache/paperbot-bench (the first run ever embeds 2,000 sentences, about 30 s more).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO.parent.parent / "shared" / "corpora"
+if not (CORPORA / "ml_conf_abstracts.jsonl").is_file():
+    CORPORA = REPO.parent / "shared" / "corpora"
+PAPERS, QUERIES = 2000, 5
+
+
+@pytest.mark.slow
+def test_small_scale_run_reports_every_measure(tmp_path: Path) -> None:
+    if not (CORPORA / "ml_conf_abstracts.jsonl").is_file() or not (CORPORA / "scifact" / "corpus.jsonl").is_file():
+        pytest.skip(f"the shared corpora are not at {CORPORA} (../shared/corpora); the scale benchmark needs them")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "scale.py"),
+            "--sizes",
+            str(PAPERS),
+            "--queries",
+            str(QUERIES),
+            "--sentences",
+            "2000",
+            "--model-sample",
+            "20",
+            "--cold-runs",
+            "1",
+            "--corpora",
+            str(CORPORA),
+            "--workdir",
+            str(tmp_path / "work"),
+            "--json",
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = [line for line in run.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, run.stdout
+    row = json.loads(lines[0])
+
+    assert row["papers"] == row["ingested"] == row["papers_in_store"] == PAPERS
+    assert row["chunks"] >= PAPERS
+    assert row["sentences"] == 2000
+    assert row["fallback_sentences"] == 0  # every chunk's vector came from the sentence table
+    assert row["ingest_papers_per_s"] > 0 and row["ingest_s"] > 0
+    assert row["queries"] == QUERIES
+    assert 0 < row["search_p50_ms"] <= row["search_p95_ms"]
+    assert 0 < row["ask_p50_ms"] <= row["ask_p95_ms"]
+    assert 0 < row["reader_rss_search_mb"] <= row["reader_rss_peak_mb"] < 16_000
+    assert 0 < row["cold_search_s"] < 120
+    assert row["disk_mb"] > 0
+    assert row["model_papers_per_s"] > 0
+    assert row["real_embed_hours"] == pytest.approx(PAPERS / row["model_papers_per_s"] / 3600, rel=0.05, abs=0.01)
+    assert not (tmp_path / "work" / f"papers-{PAPERS}").exists()  # removed without --keep
