@@ -146,7 +146,7 @@ class Composer:
             if not cited and len(things := asks(context.asked or query.text)) > 1:
                 # "What is X and how is it kept cheap?": the best paper answers each thing asked
                 each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]
-                chosen = picks.each_part(chosen, each, conf)
+                chosen = picks.each_part(chosen, each, conf, one=one)
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)

@@ -119,11 +119,32 @@ def answering(pick: Pick, intent: str, settings: AnswerSettings) -> float:
     return value(pick, settings, numbers) + reason + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
 
 
-def each_part(chosen: list[Pick], parts: list[tuple[str, list[Pick]]], settings: AnswerSettings) -> list[Pick]:
+def each_part(
+    chosen: list[Pick], parts: list[tuple[str, list[Pick]]], settings: AnswerSettings, one: bool = False
+) -> list[Pick]:
     """`chosen` and, for each thing a question asks ("What is X and how is it kept cheap?"; its intent and the
     paper's sentences scored against it), the sentence answering it best, unless a chosen one answers it
-    nearly as well (settings.part_floor); in the abstract's order."""
+    nearly as well (settings.part_floor); in the abstract's order. About `one` paper, a part asking how it
+    works also gets the method sentence `choose` would add for it (settings.method_floor)."""
     have = {p.sentence.position: p for p in chosen}
+    if one:
+        for intent, scored in parts:
+            if intent in ("how", "what"):
+                shown = [p for p in scored if p.sentence.position in have and p.sentence.role != roles.CONTRIBUTION]
+                said = set().union(*(p.matched for p in shown))
+                best = max((answering(p, intent, settings) for p in _usable(scored, settings)), default=0.0)
+                extra = [
+                    p
+                    for p in _usable(scored, settings)
+                    if p.sentence.position not in have
+                    and p.sentence.role == roles.METHOD
+                    and not p.sentence.leans_back
+                    and p.matched - said
+                    and answering(p, intent, settings) >= settings.method_floor * best
+                ]
+                if shown and extra:
+                    pick = max(extra, key=lambda p: answering(p, intent, settings))
+                    have[pick.sentence.position] = pick
     for intent, scored in parts:
         allowed = [
             p

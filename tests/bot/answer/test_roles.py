@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.answer import picks, roles
@@ -160,3 +162,25 @@ def test_asked_how_one_named_paper_works_the_answer_gives_its_mechanism(seeded_b
     answer = seeded_bot.ask("How does CaC localize a subtle anomaly in a generated video at inference time?")
     assert "global temporal scan" in answer.markdown
     assert "large-scale generated video anomaly dataset" not in answer.markdown  # not every method sentence
+
+
+def test_a_part_asking_how_one_paper_works_gets_the_method_sentence_it_lacks() -> None:
+    settings = AnswerSettings()
+    scored = _mechanism_picks()
+    chosen = [scored[0], scored[3]]  # the contribution and the finding, chosen for the question as a whole
+    how = [replace(p, matched=m) for p, m in zip(scored, [{"anomali"}, {"infer"}, set(), {"anomali"}], strict=True)]
+    both = picks.each_part(chosen, [("how", how)], settings, one=True)
+    assert [p.sentence.position for p in both] == [0, 1, 3]  # the inference steps say "inference"
+    assert picks.each_part(chosen, [("how", how)], settings) == chosen  # not in a summary of several papers
+    assert picks.each_part(chosen, [("results", how)], settings, one=True) == chosen
+
+
+def test_asked_two_things_of_one_paper_each_gets_its_mechanism(seeded_bot) -> None:
+    """Round 11: 'How does SORT decide which tokens ... deserve bigger updates, and why does it score each token
+    twice?' explained the double scoring but not which tokens get larger updates."""
+    answer = seeded_bot.ask(
+        "How does SORT decide which tokens of a reference solution deserve bigger updates, and why does it score "
+        "each token twice?"
+    )
+    assert "scores every reference token twice" in answer.markdown
+    assert "receive larger Dynamic Fine-Tuning updates" in answer.markdown
