@@ -132,7 +132,7 @@ def each_part(
             if intent in ("how", "what"):
                 shown = [p for p in scored if p.sentence.position in have and p.sentence.role != roles.CONTRIBUTION]
                 said = set().union(*(p.matched for p in shown))
-                best = max((answering(p, intent, settings) for p in _usable(scored, settings)), default=0.0)
+                top = max((answering(p, intent, settings) for p in _usable(scored, settings)), default=0.0)
                 extra = [
                     p
                     for p in _usable(scored, settings)
@@ -140,7 +140,7 @@ def each_part(
                     and p.sentence.role == roles.METHOD
                     and not p.sentence.leans_back
                     and p.matched - said
-                    and answering(p, intent, settings) >= settings.method_floor * best
+                    and answering(p, intent, settings) >= settings.method_floor * top
                 ]
                 if shown and extra:
                     pick = max(extra, key=lambda p: answering(p, intent, settings))
