@@ -152,12 +152,18 @@ _POINTING = re.compile(
     re.IGNORECASE,
 )
 # "Is there another paper on grid safety?", "any other methods for this?": papers besides those shown.
+_WORKS = r"(?:papers?|works?|stud(?:y|ies)|methods?|approach(?:es)?|abstracts?|articles?|ones?)"
 _ANOTHER = re.compile(
-    r"\banother\s+(?:papers?|works?|stud(?:y|ies)|methods?|approach(?:es)?|abstracts?|articles?|ones?)\b|"
-    r"^\s*(?:is there|are there|any|which|what|show|find|list|give me|do you have)\b.{0,30}?\b(?:other|else)\s+"
-    r"(?:papers?|works?|stud(?:y|ies)|methods?|approach(?:es)?|abstracts?|articles?|ones?)\b|\banything else\b",
+    rf"\banother\s+{_WORKS}\b|"
+    rf"^\s*(?:is there|are there|any|which|what|show|find|list|give me|do you have)\b.{{0,30}}?\b(?:other|else)\s+"
+    rf"{_WORKS}\b|\banything else\b",
     re.IGNORECASE,
 )
+# In a question asking for another paper, "this one" is the earlier paper ("it" may be the other one) ...
+_THIS_ONE = re.compile(r"\b(?:this|that|the previous|the first)\s+(?:one|paper|work|study|method)\b", re.IGNORECASE)
+# ... and these words only frame the request: "is there another paper here ..., how does it differ?"
+_ANOTHER_FRAME = re.compile(r"\b(?:another|other|else|papers?|works?|ones?|here|any|there)\b", re.IGNORECASE)
+_ANOTHER_ASKING = {"differ", "differs", "different", "compare", "compared", "similar"}
 # Any comparison word, anywhere: "how does ASCPO differ from Cal-SPI?", "CURE vs SORT".
 _COMPARISON_WORD = re.compile(r"\b(?:compare|comparison|contrast|differ\w*|versus|vs\.?)\b", re.IGNORECASE)
 # "which of these use MuJoCo?" (group 1: what they do) or "only the theoretical ones" (group 2: what they are).
@@ -396,6 +402,23 @@ def without_comparison(text: str) -> str:
 def replace_collective(text: str, words: str) -> str:
     """Example: replace_collective("what do they use?", "these papers") -> 'what do these papers use?'"""
     return _COLLECTIVE.sub(words, text)
+
+
+def name_this_one(text: str, label: str) -> str:
+    """`text`, asking for another paper, with "this one" (the earlier paper) named by its label.
+
+    Example: name_this_one("another paper, and how does it differ from this one?", "CURE")
+        -> 'another paper, and how does it differ from CURE?'
+    """
+    return _THIS_ONE.sub(label, text)
+
+
+def asked_about(text: str) -> list[str]:
+    """The content words of a request for another paper, without those that frame the request.
+
+    Example: asked_about("Is there another paper here on grid safety, and how does it differ?") -> ['grid', 'safety']
+    """
+    return [w for w in query_words(_ANOTHER_FRAME.sub(" ", text)) if w not in _ANOTHER_ASKING]
 
 
 def replace_singular(text: str, label: str) -> str:

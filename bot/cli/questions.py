@@ -84,27 +84,10 @@ def _previous(path: Path | None, app: App) -> Answer | None:
         raise QueryError(
             f"--history {path}: holds no earlier turn; give a list of `ask --json` outputs, or leave it out"
         )
-    _check_citations(path, turns[-1])
     try:
         return followup.previous_answer(turns, wiring.stored_papers(app))
     except QueryError as exc:
         raise QueryError(f"--history {path}: {exc}") from exc
-
-
-def _check_citations(path: Path, turn: Any) -> None:
-    """Refuse citations whose number or paper_id is not what `ask --json` writes, before they are used."""
-    answer = turn.get("answer") if isinstance(turn, dict) else None
-    citations = (answer if isinstance(answer, dict) else turn if isinstance(turn, dict) else {}).get("citations")
-    for item in citations if isinstance(citations, list) else []:
-        if not isinstance(item, dict):
-            continue  # previous_answer says what a citation needs
-        n, paper_id = item.get("n"), item.get("paper_id")
-        if "n" in item and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-            raise QueryError(f'--history {path}: a citation\'s "n" is {n!r:.40}; give its number, as `ask --json` does')
-        if "paper_id" in item and not isinstance(paper_id, str):
-            raise QueryError(
-                f'--history {path}: a citation\'s "paper_id" is {paper_id!r:.40}; give the id `ask --json` printed'
-            )
 
 
 def _batch(app: App, asking: bool, path: Path, k: int | None, generator: str | None, previous: Answer | None) -> int:

@@ -10,7 +10,6 @@ It does not search or compose.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +18,10 @@ from bot.errors import QueryError
 from bot.query import (
     ORDINALS,
     Query,
+    asked_about,
     distinctive,
     label_position,
+    name_this_one,
     parse,
     replace_collective,
     replace_singular,
@@ -119,16 +120,10 @@ def _another(query: Query, papers: list[Paper], topic: str, settings: RetrievalS
     with "this one" named, its earlier papers set aside; a question with few words of its own ("any other
     papers?") keeps the earlier topic.
     """
-    text = _THIS_ONE.sub(papers[0].label, query.text) if len(papers) == 1 else query.text
-    own = [w for w in query_words(_ANOTHER_WORDS.sub(" ", text)) if w not in _ASKING]
-    asked = text if len(own) > settings.continue_words else _join_questions(topic, _sentence(text))
+    text = name_this_one(query.text, papers[0].label) if len(papers) == 1 else query.text
+    own = len(asked_about(text)) > settings.continue_words
+    asked = text if own else _join_questions(topic, _sentence(text))
     return Followup(query.text, asked, (), "another", excluded=_ids(papers))
-
-
-# "this one", "this paper": the one paper of the previous answer, in a question asking for another.
-_THIS_ONE = re.compile(r"\b(?:this|that|the previous|the first)\s+(?:one|paper|work|study|method)\b", re.IGNORECASE)
-_ANOTHER_WORDS = re.compile(r"\b(?:another|other|else|papers?|works?|ones?|here|any|there)\b", re.IGNORECASE)
-_ASKING = {"differ", "differs", "different", "compare", "compared", "similar"}
 
 
 def _check_markers(query: Query, cited: list[int]) -> None:
@@ -245,17 +240,17 @@ def previous_answer(turns: Sequence[Any], papers: Mapping[str, Paper]) -> Answer
         )
     cited: list[Citation] = []
     for item in data.get("citations", []):
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("n"), int)
-            or isinstance(item.get("n"), bool)
-            or not isinstance(item.get("paper_id"), str)
-        ):
+        if not isinstance(item, dict) or "n" not in item or "paper_id" not in item:
             raise QueryError(
                 'each history citation needs a whole number "n" and a text "paper_id", as `ask --json` prints them'
             )
-        if item["paper_id"] in papers:
-            cited.append(Citation(int(item["n"]), papers[item["paper_id"]]))
+        n, paper_id = item["n"], item["paper_id"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise QueryError(f'a citation\'s "n" is {n!r:.40}; give its number, as `ask --json` does')
+        if not isinstance(paper_id, str):
+            raise QueryError(f'a citation\'s "paper_id" is {paper_id!r:.40}; give the id `ask --json` printed')
+        if paper_id in papers:
+            cited.append(Citation(n, papers[paper_id]))
     question = str(data.get("question") or (last.get("question") if isinstance(last, dict) else "") or "")
     standalone = data.get("standalone_question")
     return Answer(

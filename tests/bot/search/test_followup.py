@@ -143,8 +143,16 @@ def test_history_turns_become_the_previous_answer() -> None:
         assert [(c.n, c.paper.label) for c in previous.citations] == [(1, "ASCPO")]
         assert (previous.question, previous.standalone_question) == ("q", "sq")
     assert followup.previous_answer([], stored) is None
-    for citation in ({"label": "x"}, {"n": "one", "paper_id": ASCPO}, {"n": 1, "paper_id": ["x"]}, {"n": True}):
-        with pytest.raises(QueryError, match='needs a whole number "n" and a text "paper_id"'):
+    refused = [
+        ({"label": "x"}, 'needs a whole number "n" and a text "paper_id"'),
+        ({"n": True}, 'needs a whole number "n" and a text "paper_id"'),
+        ({"n": "one", "paper_id": ASCPO}, "a citation's \"n\" is 'one'; give its number"),
+        ({"n": 0, "paper_id": ASCPO}, 'a citation\'s "n" is 0; give its number'),
+        ({"n": True, "paper_id": ASCPO}, 'a citation\'s "n" is True; give its number'),
+        ({"n": 1, "paper_id": ["x"]}, "a citation's \"paper_id\" is \\['x'\\]; give the id"),
+    ]
+    for citation, message in refused:
+        with pytest.raises(QueryError, match=message):
             followup.previous_answer([{"citations": [citation]}], stored)
 
 
