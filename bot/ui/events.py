@@ -26,6 +26,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _asked(question: object) -> str:
+    """A question as sent, clean text: a script may send anything JSON holds (none or a number reads as
+    empty, for the empty-question reply) and lone surrogates (JSON's "\ud800"), which the tokenizer refuses."""
+    return clean(question)[0] if isinstance(question, str) else ""
+
+
 def register_chat_events(
     demo: gr.Blocks,
     widgets: Widgets,
@@ -80,8 +86,7 @@ def register_chat_events(
         generator: str | None,
         progress: gr.Progress = gr.Progress(),  # noqa: B008
     ) -> Iterator[tuple[Any, Any, Any, Any, Any, Any]]:
-        # A question from a script may be anything JSON holds: clean text, or none (then the empty-question reply).
-        question = clean(question)[0] if isinstance(question, str) else ""
+        question = _asked(question)
         # Echo the question at once; retrieval takes a second or two on a CPU before the first piece.
         shown = [*history, user_message(question.strip())] if question and question.strip() else history
         yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
@@ -99,9 +104,8 @@ def register_chat_events(
 
     def ask_markdown(question: str) -> str:
         """The answer to `question` as markdown with [n] citations and its reference list."""
-        # A question paperbot declines is the caller's to fix: one log line, not a traceback. Text from
-        # a script may hold lone surrogates (JSON's "\ud800"), which the tokenizer cannot take.
-        question = clean(question)[0] if isinstance(question, str) else ""
+        # A question paperbot declines is the caller's to fix: one log line, not a traceback.
+        question = _asked(question)
         if not question.strip():
             raise gr.Error(messages.EMPTY_QUESTION_REPLY, print_exception=False)
         try:
