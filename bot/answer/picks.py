@@ -119,6 +119,13 @@ def answering(pick: Pick, intent: str, settings: AnswerSettings) -> float:
     return value(pick, settings, numbers) + reason + (settings.intent_bonus if pick.sentence.role in wants else 0.0)
 
 
+def _mechanism(pick: Pick, intent: str, said: set[str]) -> bool:
+    """Whether, for a question asking how a paper works or what something in it is, the sentence says how
+    it works (its method) and holds a word of the question that `said` (the answering sentences shown) lacks:
+    such a sentence joins at settings.method_floor."""
+    return intent in ("how", "what") and pick.sentence.role == roles.METHOD and bool(pick.matched - said)
+
+
 def each_part(
     chosen: list[Pick], parts: list[tuple[str, list[Pick]]], settings: AnswerSettings, one: bool = False
 ) -> list[Pick]:
@@ -127,24 +134,22 @@ def each_part(
     nearly as well (settings.part_floor); in the abstract's order. About `one` paper, a part asking how it
     works also gets the method sentence `choose` would add for it (settings.method_floor)."""
     have = {p.sentence.position: p for p in chosen}
-    if one:
-        for intent, scored in parts:
-            if intent in ("how", "what"):
-                shown = [p for p in scored if p.sentence.position in have and p.sentence.role != roles.CONTRIBUTION]
-                said = set().union(*(p.matched for p in shown))
-                top = max((answering(p, intent, settings) for p in _usable(scored, settings)), default=0.0)
-                extra = [
-                    p
-                    for p in _usable(scored, settings)
-                    if p.sentence.position not in have
-                    and p.sentence.role == roles.METHOD
-                    and not p.sentence.leans_back
-                    and p.matched - said
-                    and answering(p, intent, settings) >= settings.method_floor * top
-                ]
-                if shown and extra:
-                    pick = max(extra, key=lambda p: answering(p, intent, settings))
-                    have[pick.sentence.position] = pick
+    for intent, scored in parts if one else []:
+        usable = _usable(scored, settings)
+        shown = [p for p in scored if p.sentence.position in have and p.sentence.role != roles.CONTRIBUTION]
+        said = set().union(*(p.matched for p in shown))
+        top = max((answering(p, intent, settings) for p in usable), default=0.0)
+        extra = [
+            p
+            for p in usable
+            if p.sentence.position not in have
+            and not p.sentence.leans_back
+            and _mechanism(p, intent, said)
+            and answering(p, intent, settings) >= settings.method_floor * top
+        ]
+        if shown and extra:
+            pick = max(extra, key=lambda p: answering(p, intent, settings))
+            have[pick.sentence.position] = pick
     for intent, scored in parts:
         allowed = [
             p
@@ -192,9 +197,7 @@ def choose(
     answered: set[str] = set()  # the question's terms the answering sentences chosen so far say
 
     def floor(pick: Pick) -> float:
-        # how one paper works: a method sentence saying something of the question the chosen ones do not
-        mechanism = one and intent in ("how", "what") and pick.sentence.role == roles.METHOD
-        return settings.method_floor if mechanism and pick.matched - answered else settings.next_sentence_floor
+        return settings.method_floor if one and _mechanism(pick, intent, answered) else settings.next_sentence_floor
 
     if lead:  # without it (a follow-up already shown the contribution), only what answers
         contribution = next((p for p in usable if p.sentence.role == roles.CONTRIBUTION and fits(p)), None)
