@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import os
 import random
 import socket
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from latency import percentile
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
@@ -247,12 +247,6 @@ def _cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process `pid` so far (/proc/PID/stat fields 14 and 15)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(values: list[float], share: float) -> float:
-    """The nearest-rank percentile. Example: percentile([1, 2, 3, 4], 0.5) -> 2"""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]  # e.g. p95 of 40: the 38th
 
 
 def run(
