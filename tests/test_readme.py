@@ -46,6 +46,8 @@ SKIP: dict[str, str] = {
     "paperbot --chroma-url http://127.0.0.1:8000 ingest papers.jsonl": "needs a Chroma server (`chroma run`) and "
     "an example file; tests/bot/store starts one",
     "paperbot --chroma-url http://127.0.0.1:8000 serve": f"needs a Chroma server and {SERVER}",
+    'paperbot --store ~/paperbot-mine --chroma-url http://127.0.0.1:8000 search "off-policy evaluation"': "needs a "
+    "Chroma server; tests/bot/store/test_shared_server.py has two clients share one",
 }
 
 

@@ -39,11 +39,12 @@ def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
 
 
 def require_store(settings: Settings) -> None:
-    """Refuse a store folder that does not exist, for commands that only read one.
+    """Refuse a store folder that does not exist, for commands that only read one; a client of a
+    Chroma server needs none (the server holds the papers; the folder is made for its local copies).
 
     Example: no .paperbot/ here -> "no store at .paperbot: ...; run `paperbot ingest` first ..."
     """
-    if settings.store.is_dir():
+    if settings.store.is_dir() or settings.chroma_url is not None:
         return
     # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
     if settings.store == type(settings).model_fields["store"].default:

@@ -79,12 +79,21 @@ class StoreSettings(BaseModel):
     collection: str = Field(
         "paperbot",
         min_length=3,
-        max_length=512,
+        max_length=505,
         pattern=r"^[a-zA-Z0-9._-]+$",
-        description="Chroma collection name.",
+        description="Chroma collection name (of the chunk vectors; the paper records are in "
+        "COLLECTION-papers, so the name must leave room for that suffix).",
+    )
+    follow_seconds: float = Field(
+        1.0,
+        ge=0,
+        description="How often, at most, a client of a Chroma server asks it whether another client has "
+        "written (then it reads the papers again); each ask is one request.",
     )
     write_batch: int = Field(
-        16, ge=1, description="Papers committed together (vectors, then registry); a crash loses at most one batch."
+        16,
+        ge=1,
+        description="Papers committed together (vectors, records, then registry); a crash loses at most one batch.",
     )
     embed_window: int = Field(
         256,

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import chromadb
@@ -32,6 +33,10 @@ from bot.types import Chunk
 log = logging.getLogger(__name__)
 # Results per Chroma query call; past ~32k its SQLite runs out of variables.
 _MAX_RESULTS_PER_CALL = 16_000
+# The collection of paper records is named after the chunk collection, with this suffix.
+RECORDS_SUFFIX = "-papers"
+# The records collection's metadata key for the version token every write leaves.
+VERSION_KEY = "paperbot_version"
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,10 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 
 
 class VectorStore:
-    """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with.
+    """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with,
+    and beside it the collection of paper records (`<collection>-papers`: each paper's stored text,
+    label and metadata as bot.store.registry's `to_record` makes them, with the paper's mean chunk
+    vector), whose metadata carries the version token of the last write.
 
     A server is reached at once (StoreUnavailable when it does not answer). The embedded store in
     `path` is opened on first use: by a writer (`may_create`, set by the store while it holds the
@@ -105,6 +113,7 @@ class VectorStore:
         self.may_create = False
         self._client: chromadb.ClientAPI | None = None
         self._collection: chromadb.Collection | None = None
+        self._records: chromadb.Collection | None = None
         # Set by the store when the fingerprint does not match; kept, not raised on opening, so that
         # `ingest --rebuild` can open the store to reset it.
         self._refusal: FingerprintError | None = None
@@ -123,7 +132,17 @@ class VectorStore:
                 metadata={"hnsw:space": "cosine", COLLECTION_KEY: self._fingerprint},
                 embedding_function=None,
             )
+            self._records = self._records_collection()
         return self._collection
+
+    def _records_collection(self) -> chromadb.Collection:
+        """The records collection as the server (or the embedded store) has it now, metadata included."""
+        assert self._client is not None
+        return self._client.get_or_create_collection(
+            name=self.collection + RECORDS_SUFFIX,
+            metadata={"hnsw:space": "cosine", COLLECTION_KEY: self._fingerprint},
+            embedding_function=None,
+        )
 
     def _opened(self) -> chromadb.Collection | None:
         """The collection, opened now if it may be; None while no writer has created the embedded store."""
@@ -187,7 +206,9 @@ class VectorStore:
         self._written()
         assert self._client is not None
         with self._clear_failure("ingest cannot rebuild it"):
-            self._client.delete_collection(self.collection)
+            for name in (self.collection, self.collection + RECORDS_SUFFIX):
+                if name in {c.name for c in self._client.list_collections()}:
+                    self._client.delete_collection(name)
         self._connect()
 
     def count(self) -> int:
@@ -214,6 +235,100 @@ class VectorStore:
                     for c in chunks
                 ],
             )
+
+    # --- Paper records: the system of record ---
+
+    def _written_records(self) -> chromadb.Collection:
+        self._written()
+        assert self._records is not None
+        return self._records
+
+    def record_version(self) -> str | None:
+        """The version token the last write left on the records, read afresh (another client may have
+        written since); None before any write has left one (a store from before paper records)."""
+        if self._usable() is None:
+            return None
+        with self._clear_failure(None):
+            self._records = self._records_collection()
+        value = (self._records.metadata or {}).get(VERSION_KEY)
+        return None if value is None else str(value)
+
+    def set_record_version(self, token: str) -> None:
+        """Leave `token` on the records: every client reading them sees that the store changed."""
+        records = self._written_records()
+        with self._clear_failure("ingest cannot mark the papers it wrote"):
+            records.modify(metadata={COLLECTION_KEY: self._fingerprint, VERSION_KEY: token})
+
+    def put_records(self, records: dict[str, dict[str, str]], vectors: np.ndarray) -> None:
+        """Write paper records (id -> record) with one vector each (rows in `records` order)."""
+        if not records:
+            return
+        collection = self._written_records()
+        with self._clear_failure("ingest cannot add papers"):
+            collection.upsert(ids=list(records), embeddings=vectors, metadatas=list(records.values()))  # type: ignore[arg-type]
+
+    def update_records(self, records: dict[str, dict[str, str]]) -> set[str]:
+        """Replace the records of papers already there, keeping their vectors; returns the ids that
+        were not there (their records need `put_records`)."""
+        if not records:
+            return set()
+        collection = self._written_records()
+        with self._clear_failure("ingest cannot update papers"):
+            present = set(collection.get(ids=list(records), include=[])["ids"])
+            if present:
+                ids = [pid for pid in records if pid in present]
+                collection.update(ids=ids, metadatas=[records[pid] for pid in ids])  # type: ignore[misc]
+        return set(records) - present
+
+    def delete_records(self, paper_ids: Sequence[str]) -> None:
+        if not paper_ids:
+            return
+        collection = self._written_records()
+        for start in range(0, len(paper_ids), 500):
+            with self._clear_failure("ingest cannot remove papers"):
+                collection.delete(ids=list(paper_ids[start : start + 500]))
+
+    def record_count(self) -> int:
+        if self._usable() is None:
+            return 0
+        assert self._records is not None
+        with self._clear_failure(None):
+            return int(self._records.count())
+
+    def records(self, page: int = 2000) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every paper record (id, record), read in pages."""
+        if self._usable() is None:
+            return
+        assert self._records is not None
+        offset = 0
+        while True:
+            with self._clear_failure(None):
+                got = self._records.get(include=["metadatas"], limit=page, offset=offset)
+            metas = got.get("metadatas") or []
+            for paper_id, meta in zip(got["ids"], metas, strict=True):
+                if meta:
+                    yield paper_id, dict(meta)
+            if len(got["ids"]) < page:
+                return
+            offset += page
+
+    def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The chunk vectors of each of these papers (papers without any are left out)."""
+        found: dict[str, list[np.ndarray]] = {}
+        collection = self._usable()
+        if collection is None:
+            return {}
+        for start in range(0, len(paper_ids), 500):
+            batch = list(paper_ids[start : start + 500])
+            with self._clear_failure(None):
+                got = collection.get(where={"paper_id": {"$in": batch}}, include=["embeddings", "metadatas"])  # type: ignore[dict-item]
+            metas, vectors = got.get("metadatas") or [], got.get("embeddings")
+            if vectors is None:
+                continue
+            for meta, vector in zip(metas, vectors, strict=True):
+                if meta:
+                    found.setdefault(str(meta["paper_id"]), []).append(np.asarray(vector, dtype=np.float32))
+        return {pid: np.stack(rows) for pid, rows in found.items()}
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         """Remove every chunk of these papers."""

@@ -1,8 +1,10 @@
 """The paper registry: every stored paper with its text, label, metadata and sources.
 
 A SQLite file in the store folder, written in transactions so that a crash, a bad file or a full
-disk never leaves it half-updated; a store that may only be read is opened read-only. It knows
-nothing of vectors; Chroma holds those.
+disk never leaves it half-updated; a store that may only be read is opened read-only. It is the
+local mirror of the paper records kept in Chroma (the system of record, embedded or on a server;
+bot.store.records keeps the two in line), read by every search without asking Chroma. It knows
+nothing of vectors.
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-def _to_row(paper: Paper) -> tuple[str, str, str, str]:
+def to_record(paper: Paper) -> dict[str, str]:
+    """What is kept of a paper besides its id, as strings: in the registry's row and in the Chroma
+    record that is the system of record (bot.store.chroma).
+
+    Example: to_record(paper) -> {"content_hash": "9f2c...", "label": "PenguinCount", "data": '{"text": ...}'}
+    """
     data = {
         "text": paper.text,
         "display": paper.display,
@@ -41,17 +48,18 @@ def _to_row(paper: Paper) -> tuple[str, str, str, str]:
         "url": paper.url,
         "sources": [s.to_dict() for s in paper.sources],
     }
-    return paper.paper_id, paper.content_hash, paper.label, json.dumps(data, ensure_ascii=False)
+    return {"content_hash": paper.content_hash, "label": paper.label, "data": json.dumps(data, ensure_ascii=False)}
 
 
-def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
-    data: dict[str, Any] = json.loads(blob)
+def from_record(paper_id: str, record: dict[str, Any]) -> Paper:
+    """The paper `to_record` made `record` of; KeyError or ValueError when it is not one."""
+    data: dict[str, Any] = json.loads(str(record["data"]))
     return Paper(
         paper_id=paper_id,
         text=data["text"],
         display=data["display"],
-        label=label,
-        content_hash=content_hash,
+        label=str(record["label"]),
+        content_hash=str(record["content_hash"]),
         sources=tuple(Source.from_dict(s) for s in data["sources"]),
         title=data.get("title"),
         authors=tuple(data.get("authors") or ()),
@@ -59,6 +67,15 @@ def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
         venue=data.get("venue"),
         url=data.get("url"),
     )
+
+
+def _to_row(paper: Paper) -> tuple[str, str, str, str]:
+    record = to_record(paper)
+    return paper.paper_id, record["content_hash"], record["label"], record["data"]
+
+
+def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
+    return from_record(paper_id, {"content_hash": content_hash, "label": label, "data": blob})
 
 
 class Registry:
@@ -100,11 +117,17 @@ class Registry:
             self._cache, self._cached_version = {row[0]: _from_row(*row) for row in rows}, version
         return self._cache
 
-    def write(self, upsert: Iterable[Paper] = (), delete: Iterable[str] = ()) -> None:
-        """Add or replace papers and delete others, all in one transaction."""
+    def write(
+        self, upsert: Iterable[Paper] = (), delete: Iterable[str] = (), meta: dict[str, str] | None = None
+    ) -> None:
+        """Add or replace papers, delete others and set `meta` keys, all in one transaction."""
         with self.database.transaction("ingest cannot change its papers") as db:
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
             db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                list((meta or {}).items()),
+            )
             db.execute(
                 "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"

@@ -1,7 +1,8 @@
 """The one owner of everything persisted: a facade over one store folder (or a Chroma server).
 
-It holds the paper registry and the reading lists (on one SQLite connection), the Chroma
-collection of chunk vectors, the BM25 index files, the .npz vector cache, the write lock and the
+It holds the Chroma collections of chunk vectors and of paper records (the system of record, kept
+in line with the local paper registry by bot.store.records), the registry and the reading lists
+(on one SQLite connection), the BM25 index files, the .npz vector cache, the write lock and the
 fingerprint check, and reads a whole store version into memory (`corpus`). Nothing is created
 before the write lock is held; a store that may only be read is read without writing to it (what
 readers save goes to the user's cache folder, bot.store.readonly); a full disk is one clear error
@@ -22,7 +23,7 @@ import numpy as np
 
 from bot.errors import DiskFull, FingerprintError, StoreError
 from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings, StoreSettings
-from bot.store import failures, readonly
+from bot.store import failures, readonly, records
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus
@@ -83,6 +84,10 @@ class Store:
         self._corpus: Corpus | None = None
         self._corpus_key: tuple[int, int] | None = None  # (registry version, vector count) it was read at
         self._lexical_owed = False  # an earlier ingest stopped before saving the BM25 index: save it at the end
+        self._changing: str | None = None  # the version token this process's ingest left when it began to change papers
+        self._follow_seconds = storage.follow_seconds
+        self._followed = -float("inf")  # when a client of a server last compared its registry with the server's records
+        self._migrated = False  # whether this store's registry is known to be lined up with paper records
         self.vectors.refuse(self._mismatch(cached=True))
 
     @classmethod
@@ -120,14 +125,16 @@ class Store:
         notes: list[str] = []
         if rebuild:
             self.vectors.reset()
-            self.registry.write(delete=list(self.registry.papers()))
+            self.registry.write(delete=list(self.registry.papers()), meta={records.SYNCED_KEY: ""})
         else:
             error = self._mismatch()
             self.vectors.refuse(error)
             if error is not None:
                 raise error
+            moved = self._line_up(notes)
             if self.registry.count() and self.saved_lexical() is None:
                 self._lexical_owed = True
+            if self._lexical_owed and not moved:
                 notes.append(
                     f"the BM25 index in {self.paths.lexical} did not match the stored papers (an earlier ingest "
                     "stopped before saving it); rebuilt it"
@@ -136,17 +143,99 @@ class Store:
         self.registry.set_meta(REGISTRY_KEY, self.fingerprint)
         return notes
 
+    # --- The registry and the paper records in Chroma (bot.store.records) ---
+
+    def _line_up(self, notes: list[str]) -> bool:
+        """Before a write: pull the records into the registry when another client (or a run killed
+        mid-way) wrote since this registry was brought in line; push the registry into them when the
+        store is from before paper records (adding a note for the ingest's report). Returns whether
+        the registry changed (its BM25 index is then rebuilt when the write ends)."""
+        token = self.vectors.record_version()
+        if token is None:
+            if self.registry.count() and records.push(self.vectors, self.registry):
+                self._mark_written(records.new_token())
+                notes.append(f"copied the paper registry into the paper records in {self.vectors.location}")
+            return False
+        if token == self.registry.get_meta(records.SYNCED_KEY):
+            return False
+        moved = records.pull(self.vectors, self.registry, token) > 0
+        self._lexical_owed = self._lexical_owed or moved
+        return moved
+
+    def _migrate(self) -> None:
+        """On the first read of a store from before paper records (its registry has papers but was
+        never lined up with records), copy the registry into them, when this process may write and no
+        ingest is writing (else the next ingest does it)."""
+        if self.read_only or self._migrated or not self.registry.count():
+            return
+        self._migrated = self.registry.get_meta(records.SYNCED_KEY) is not None
+        if self._migrated:
+            return
+        try:
+            with self.writing():
+                notes: list[str] = []
+                self._line_up(notes)
+                log.info("%s", "; ".join(notes) or "the paper records were already there")
+            self._migrated = True
+        except (StoreError, OSError) as exc:
+            log.info("left the paper records for the next ingest to copy: %s", exc)
+
+    def _follow(self) -> None:
+        """For a client of a Chroma server: pull the records when another client has written since
+        (asked at most once a second); an embedded store's registry is written by its own writers."""
+        if self._local or time.monotonic() - self._followed < self._follow_seconds:
+            return
+        with self.lock:
+            token = self.vectors.record_version()
+            self._followed = time.monotonic()
+            if token is None or token == self.registry.get_meta(records.SYNCED_KEY):
+                return
+            if self.read_only:
+                log.warning(
+                    "the store folder %s is read-only: it cannot follow the papers on %s",
+                    self.paths.folder,
+                    self.vectors.location,
+                )
+                return
+            records.pull(self.vectors, self.registry, token)
+
+    def _begin_change(self) -> None:
+        """Before this ingest's first change: leave a new token, so that a client reading the records
+        meanwhile, or after a crash, reads them again."""
+        if self._changing is None:
+            self._changing = records.new_token()
+            self.vectors.set_record_version(self._changing)
+
+    def _end_change(self) -> None:
+        """After an ingest's changes: leave a new token; the registry is in line with it unless another
+        client wrote meanwhile (then the next write or read pulls)."""
+        if self._changing is None:
+            return
+        alone = self.vectors.record_version() == self._changing
+        self._changing = None
+        token = records.new_token()
+        self.vectors.set_record_version(token)
+        self.registry.set_meta(records.SYNCED_KEY, token if alone else "")
+
+    def _mark_written(self, token: str) -> None:
+        self.vectors.set_record_version(token)
+        self.registry.set_meta(records.SYNCED_KEY, token)
+
     # --- Papers, reading lists and the write lock ---
 
     def papers(self) -> dict[str, Paper]:
         """Every stored paper by id."""
+        self._follow()
         return self.registry.papers()
 
     def paper_count(self) -> int:
+        self._follow()
         return self.registry.count()
 
     def version(self) -> int:
-        """The registry version: it moves with every write, from this process or another."""
+        """The registry version: it moves with every write, from this process or another (and, for a
+        client of a server, with every write by another client)."""
+        self._follow()
         return self.registry.version()
 
     @property
@@ -165,13 +254,22 @@ class Store:
             raise failures.read_only(self.paths.folder, "ingest cannot write to it")
         with self.lock, storelock.writing(self.paths.folder):
             self.vectors.may_create = True
+            done = False
             try:
                 yield
                 if self._lexical_owed:
                     self.refresh_lexical()
+                done = True
             finally:
-                self.vectors.may_create = False
-                self._lexical_owed = False
+                try:
+                    self._end_change()
+                except Exception:
+                    if done:
+                        raise
+                    log.warning("could not leave a version token on the paper records", exc_info=True)
+                finally:
+                    self.vectors.may_create = False
+                    self._lexical_owed = False
 
     def writer(self) -> str | None:
         """Who is writing to the store now ('pid 4242 on laptop'), or None."""
@@ -186,17 +284,23 @@ class Store:
     def write_papers(self, papers: Sequence[Paper], chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
         """Replace these papers' chunk vectors, then register the papers: vectors first, so that a
         crash between the two leaves orphan vectors (overwritten by the next run), never a paper without them."""
+        self._begin_change()
         self.vectors.delete_papers([p.paper_id for p in papers])  # an edited paper may have had more chunks
         self.vectors.upsert(chunks, vectors, {p.paper_id: p.label for p in papers})
+        records.put(self.vectors, papers, chunks, vectors)
         self.registry.write(upsert=papers)
 
     def update_papers(self, papers: Sequence[Paper]) -> None:
-        """Register new metadata or sources of papers whose vectors stay as they are."""
+        """Store new metadata or sources of papers whose vectors stay as they are."""
+        self._begin_change()
+        records.update(self.vectors, papers)
         self.registry.write(upsert=papers)
 
     def remove_papers(self, paper_ids: Sequence[str]) -> None:
-        """Forget papers: the registry first, then their vectors."""
+        """Forget papers: the registry and their records first, then their vectors."""
+        self._begin_change()
         self.registry.write(delete=paper_ids)
+        self.vectors.delete_records(paper_ids)
         self.vectors.delete_papers(paper_ids)
 
     def refresh_lexical(self) -> None:
@@ -237,6 +341,8 @@ class Store:
 
     def corpus(self) -> Corpus:
         """Every paper, the BM25 index and all chunk vectors in memory; re-read when the store changes."""
+        self._migrate()
+        self._follow()
         with self.lock:
             self.vectors.check()
             version = self.registry.version()

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,79 +15,9 @@ from bot.store.paths import StorePaths
 
 pytestmark = pytest.mark.slow
 
-CHROMA = Path(sys.executable).parent / "chroma"
-STARTUP_SECONDS = 60
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class ChromaServer:
-    url: str
-    path: Path
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=15)
-
-
-def _start(path: Path) -> ChromaServer:
-    assert CHROMA.is_file(), f"the chroma CLI is not installed next to {sys.executable}"
-    port = _free_port()
-    log = path.with_suffix(".log")
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(CHROMA), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    server = ChromaServer(f"http://127.0.0.1:{port}", path, process, log)
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(f"{server.url}/api/v2/heartbeat", timeout=2) as reply:
-                if reply.status == 200:
-                    return server
-        except OSError:
-            time.sleep(0.2)
-    server.stop()
-    tail = log.read_text(errors="replace")[-2000:]
-    pytest.fail(f"chroma server did not answer its heartbeat at {server.url}:\n{tail}")
-
-
-@pytest.fixture
-def chroma_servers(tmp_path: Path) -> Iterator[Callable[[str], ChromaServer]]:
-    """start(name) runs a fresh Chroma server on a free port; all are stopped afterwards."""
-    started: list[ChromaServer] = []
-
-    def start(name: str) -> ChromaServer:
-        server = _start(tmp_path / name)
-        started.append(server)
-        return server
-
-    try:
-        yield start
-    finally:
-        for server in started:
-            server.stop()
-
 
 def test_ingest_and_search_through_a_chroma_server(
-    chroma_servers: Callable[[str], ChromaServer],
+    chroma_servers: Callable[[str], Any],
     tmp_path: Path,
     write_abstracts: Callable[..., Path],
     small_abstracts: dict[str, str],
@@ -134,7 +58,7 @@ def test_ingest_and_search_through_a_chroma_server(
 
 
 def test_a_wiped_server_is_refilled_with_current_sources(
-    chroma_servers: Callable[[str], ChromaServer],
+    chroma_servers: Callable[[str], Any],
     tmp_path: Path,
     settings_for: Callable[..., Settings],
     write_abstracts: Callable[..., Path],
@@ -162,9 +86,9 @@ def test_a_wiped_server_is_refilled_with_current_sources(
 
 
 def test_unreachable_server_is_a_clear_store_error(
-    tmp_path: Path, settings_for: Callable[..., Settings], run_cli: Callable[..., Any]
+    tmp_path: Path, settings_for: Callable[..., Settings], run_cli: Callable[..., Any], free_port: Callable[[], int]
 ) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     with pytest.raises(StoreUnavailable) as info:
         Paperbot(settings_for(tmp_path / "store", chroma_url=url))
     assert f"cannot reach the Chroma server at {url}" in str(info.value)
