@@ -40,11 +40,15 @@ import json
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +62,48 @@ QUESTIONS = (REPO / "tests" / "data" / "questions.jsonl", REPO / "tests" / "data
 PROBE_BEFORE, PROBE_AFTER = "We study this.", "It works."
 
 
-def _settings(store: Path | None = None) -> Any:
+def _settings(store: Path | None = None, url: str | None = None) -> Any:
     from bot.settings import load_settings
 
-    return load_settings(store=store, chroma_url=None) if store else load_settings(chroma_url=None)
+    return load_settings(store=store, chroma_url=url) if store else load_settings(chroma_url=url)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def chroma_server(path: Path) -> Iterator[str]:
+    """A `chroma run` server keeping its data in `path`, on a free loopback port; yields its URL."""
+    port = _free_port()
+    log = path.with_suffix(".log")
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(path), "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/v2/heartbeat", timeout=2):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"chroma run did not start:\n{log.read_text(errors='replace')[-2000:]}") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def _abstracts(corpora: Path) -> list[str]:
@@ -220,12 +262,42 @@ def _percentiles(seconds: list[float]) -> tuple[float, float]:
     return round(statistics.median(ms), 1), round(percentile(ms, 0.95), 1)
 
 
-def reader(store: Path, count: int) -> dict[str, Any]:
+def candidate_misses(app: Any, asked: list[str], dense_chunks: int, lexical_papers: int) -> dict[str, Any]:
+    """How often an approximate candidate set misses a paper the exact search ranks in its top 10.
+
+    Candidates are the papers of the `dense_chunks` chunks nearest to the query in Chroma's own
+    index (`collection.query`, HNSW) and the `lexical_papers` best BM25 papers: what an approximate
+    path would score exactly. Example: 3 of 500 top-10 papers outside the candidates -> rate 0.006.
+    """
+    from bot.query import as_query
+
+    corpus, expand = app.corpus(), app.settings.retrieval.expand_acronyms
+    missed = total = 0
+    for question in asked:
+        exact = [h.paper.paper_id for h in app.search(question, k=10).hits]
+        query = as_query(question)
+        vector = app.embed([corpus.lexical.expand(query.text) if expand else query.text])
+        near = {m.paper_id for m in app.store.vectors.query(vector, dense_chunks)[0]}
+        scores = corpus.lexical.scores_for(query.search_terms)
+        best = np.argsort(-scores, kind="stable")[:lexical_papers]
+        near |= {corpus.lexical.paper_ids[i] for i in best if scores[i] > 0}
+        missed += sum(pid not in near for pid in exact)
+        total += len(exact)
+    return {
+        "dense_chunks": dense_chunks,
+        "lexical_papers": lexical_papers,
+        "missed": missed,
+        "of": total,
+        "rate": round(missed / max(total, 1), 4),
+    }
+
+
+def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
     """In this (fresh) process: open the store as the CLI does, warm up, time searches then asks."""
     from bot.app import Paperbot
 
     started = time.perf_counter()
-    app = Paperbot(_settings(store))
+    app = Paperbot(_settings(store, url))
     asked = questions()
     # Searches and asks get different questions, so no ask finds its question's vector cached.
     count = min(count, (len(asked) - 1) // 2)
@@ -246,6 +318,8 @@ def reader(store: Path, count: int) -> dict[str, Any]:
         asks.append(time.perf_counter() - t)
     search_p50, search_p95 = _percentiles(searches)
     ask_p50, ask_p95 = _percentiles(asks)
+    rss_after_asks = round(_peak_rss_mb())
+    misses = [candidate_misses(app, asked[: 2 * count], n, 100) for n in (100, 300, 1000)]
     return {
         "papers_in_store": app.paper_count(),
         "queries": count,
@@ -256,13 +330,15 @@ def reader(store: Path, count: int) -> dict[str, Any]:
         "ask_p50_ms": ask_p50,
         "ask_p95_ms": ask_p95,
         "reader_rss_search_mb": round(rss_search),
-        "reader_rss_peak_mb": round(_peak_rss_mb()),
+        "reader_rss_peak_mb": rss_after_asks,
+        "approximate_misses": misses,
     }
 
 
-def _run_reader(store: Path, count: int) -> dict[str, Any]:
+def _run_reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
+    server = ["--reader-url", url] if url else []
     run = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--reader", str(store), "--queries", str(count)],
+        [sys.executable, str(Path(__file__).resolve()), "--reader", str(store), "--queries", str(count), *server],
         cwd=REPO,
         env=_clean_env(),
         capture_output=True,
@@ -274,13 +350,14 @@ def _run_reader(store: Path, count: int) -> dict[str, Any]:
     return dict(json.loads(run.stdout.strip().splitlines()[-1]))
 
 
-def cold_search(store: Path, question: str, runs: int = 3) -> float:
+def cold_search(store: Path, question: str, runs: int = 3, url: str | None = None) -> float:
     """Median wall seconds of `python -m bot --store STORE search Q`, each a new process."""
     times = []
+    server = ["--chroma-url", url] if url else []
     for _ in range(runs):
         started = time.perf_counter()
         run = subprocess.run(
-            [sys.executable, "-m", "bot", "--store", str(store), "search", question],
+            [sys.executable, "-m", "bot", "--store", str(store), *server, "search", question],
             cwd=REPO,
             env=_clean_env(),
             capture_output=True,
@@ -298,16 +375,31 @@ def disk_mb(folder: Path) -> float:
 
 
 def measure(n: int, folder: Path, table: SentenceTable, sentences: list[str], args: argparse.Namespace) -> dict:
-    """Build a store of `n` synthetic papers in `folder` and measure it."""
+    """Build a store of `n` synthetic papers in `folder` and measure it: embedded, or with --server
+    on a `chroma run` server, read by a second client whose folder starts empty."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in ("store", "client", "server"):
+        shutil.rmtree(folder / old, ignore_errors=True)
+    write_corpus(folder / "corpus.jsonl", n, sentences, args.seed + n)
+    if not args.server:
+        row = _measure(n, folder, None, table, args)
+    else:
+        with chroma_server(folder / "server") as url:
+            row = _measure(n, folder, url, table, args)
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return row
+
+
+def _measure(n: int, folder: Path, url: str | None, table: SentenceTable, args: argparse.Namespace) -> dict:
     from bot.app import Paperbot
     from ingest import pipeline
 
-    folder.mkdir(parents=True, exist_ok=True)
     corpus, store = folder / "corpus.jsonl", folder / "store"
-    shutil.rmtree(store, ignore_errors=True)
-    write_corpus(corpus, n, sentences, args.seed + n)
+    # On a server, a second client reads: its folder starts empty and fills from the server.
+    read_from = folder / "client" if url else store
     chunks_before, lookup_before, fallback_before = table.chunks, table.seconds, table.fallback_sentences
-    settings = _settings(store)
+    settings = _settings(store, url)
     app = Paperbot(settings)
     started = time.perf_counter()
     report = pipeline.run([corpus], settings, app.store, table)  # as bot/cli/wiring.py's ingest
@@ -316,10 +408,12 @@ def measure(n: int, folder: Path, table: SentenceTable, sentences: list[str], ar
     del app
     gc.collect()
     print(f"  ingested {report.papers:,} papers in {ingest_s:.1f} s", file=sys.stderr, flush=True)
-    read = _run_reader(store, args.queries)
-    cold = cold_search(store, questions()[0], args.cold_runs)
-    row = {
+    read = _run_reader(read_from, args.queries, url)
+    cold = cold_search(read_from, questions()[0], args.cold_runs, url)
+    disk = disk_mb(read_from) + (disk_mb(folder / "server") + disk_mb(store) if url else 0.0)
+    return {
         "papers": n,
+        "where": "chroma run server" if url else "embedded",
         "ingested": report.papers,
         "chunks": table.chunks - chunks_before,
         "fallback_sentences": table.fallback_sentences - fallback_before,
@@ -328,14 +422,11 @@ def measure(n: int, folder: Path, table: SentenceTable, sentences: list[str], ar
         "vector_lookup_s": round(table.seconds - lookup_before, 1),
         **read,
         "cold_search_s": cold,
-        "disk_mb": disk_mb(store),
+        "disk_mb": round(disk, 1),
         "real_embed_hours": round(n / args.model_rate / 3600, 2),
         "load_avg_1min": round(os.getloadavg()[0], 2),  # the machine's load: other jobs skew every figure
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
-    if not args.keep:
-        shutil.rmtree(folder, ignore_errors=True)
-    return row
 
 
 COLUMNS = (
@@ -375,10 +466,12 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep each size's corpus and store")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--json", action="store_true", help="one JSON line per size instead of a table")
+    parser.add_argument("--server", action="store_true", help="store on a `chroma run` server, read by a 2nd client")
     parser.add_argument("--reader", type=Path, help=argparse.SUPPRESS)  # internal: the reader process
+    parser.add_argument("--reader-url", help=argparse.SUPPRESS)  # internal: the reader's server
     args = parser.parse_args()
     if args.reader:
-        print(json.dumps(reader(args.reader, args.queries)))
+        print(json.dumps(reader(args.reader, args.queries, args.reader_url)))
         return
     if not (args.corpora / SOURCES[0][0]).is_file():
         raise SystemExit(f"no shared corpora at {args.corpora}; give --corpora")

@@ -23,7 +23,8 @@ PAPERS, QUERIES = 2000, 5
 
 
 @pytest.mark.slow
-def test_small_scale_run_reports_every_measure(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", [False, True], ids=["embedded", "chroma-run-server"])
+def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> None:
     if not (CORPORA / "ml_conf_abstracts.jsonl").is_file() or not (CORPORA / "scifact" / "corpus.jsonl").is_file():
         pytest.skip(f"the shared corpora are not at {CORPORA} (../shared/corpora); the scale benchmark needs them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
@@ -46,6 +47,7 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path) -> None:
             "--workdir",
             str(tmp_path / "work"),
             "--json",
+            *(["--server"] if server else []),
         ],
         cwd=REPO,
         env=env,
@@ -59,6 +61,8 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path) -> None:
     row = json.loads(lines[0])
 
     assert row["papers"] == row["ingested"] == row["papers_in_store"] == PAPERS
+    # With --server the reader is a second client whose folder started empty: it found every paper.
+    assert row["where"] == ("chroma run server" if server else "embedded")
     assert row["chunks"] >= PAPERS
     assert row["sentences"] == 2000
     assert row["fallback_sentences"] == 0  # every chunk's vector came from the sentence table
@@ -71,4 +75,8 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path) -> None:
     assert row["disk_mb"] > 0
     assert row["model_papers_per_s"] > 0
     assert row["real_embed_hours"] == pytest.approx(PAPERS / row["model_papers_per_s"] / 3600, rel=0.05, abs=0.01)
+    misses = row["approximate_misses"]
+    assert [m["dense_chunks"] for m in misses] == [100, 300, 1000]
+    assert all(m["of"] == 2 * QUERIES * 10 and 0 <= m["missed"] <= m["of"] for m in misses)
+    assert misses[0]["missed"] >= misses[-1]["missed"]  # more dense candidates never miss more
     assert not (tmp_path / "work" / f"papers-{PAPERS}").exists()  # removed without --keep
