@@ -243,9 +243,11 @@ def questions() -> list[str]:
     return list(dict.fromkeys(asked))
 
 
-def _clean_env() -> dict[str, str]:
-    """This environment without PAPERBOT_* settings, so the product runs on its defaults."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+def _clean_env(dense_index: str = "auto") -> dict[str, str]:
+    """This environment without PAPERBOT_* settings, so the product runs on its defaults (but
+    `dense_index`, which --dense-index sets)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    return env | ({"PAPERBOT_STORAGE__DENSE_INDEX": dense_index} if dense_index != "auto" else {})
 
 
 def _peak_rss_mb() -> float:
@@ -262,34 +264,33 @@ def _percentiles(seconds: list[float]) -> tuple[float, float]:
     return round(statistics.median(ms), 1), round(percentile(ms, 0.95), 1)
 
 
-def candidate_misses(app: Any, asked: list[str], dense_chunks: int, lexical_papers: int) -> dict[str, Any]:
-    """How often an approximate candidate set misses a paper the exact search ranks in its top 10.
+def approximate_misses(app: Any, asked: list[str], chunks: tuple[int, ...] = (100, 300, 1000)) -> list[dict[str, Any]]:
+    """How often search through Chroma's index (dense_index 'approximate', `approximate_chunks` n) leaves
+    out of its top 10 a paper the exact search ranks in its top 10: both are the product's own search.
 
-    Candidates are the papers of the `dense_chunks` chunks nearest to the query in Chroma's own
-    index (`collection.query`, HNSW) and the `lexical_papers` best BM25 papers: what an approximate
-    path would score exactly. Example: 3 of 500 top-10 papers outside the candidates -> rate 0.006.
+    Example: 3 of 500 exact top-10 papers missing from the approximate top 10 -> rate 0.006.
     """
-    from bot.query import as_query
+    from bot.app import Paperbot
 
-    corpus, expand = app.corpus(), app.settings.retrieval.expand_acronyms
-    missed = total = 0
-    for question in asked:
-        exact = [h.paper.paper_id for h in app.search(question, k=10).hits]
-        query = as_query(question)
-        vector = app.embed([corpus.lexical.expand(query.text) if expand else query.text])
-        near = {m.paper_id for m in app.store.vectors.query(vector, dense_chunks)[0]}
-        scores = corpus.lexical.scores_for(query.search_terms)
-        best = np.argsort(-scores, kind="stable")[:lexical_papers]
-        near |= {corpus.lexical.paper_ids[i] for i in best if scores[i] > 0}
-        missed += sum(pid not in near for pid in exact)
-        total += len(exact)
-    return {
-        "dense_chunks": dense_chunks,
-        "lexical_papers": lexical_papers,
-        "missed": missed,
-        "of": total,
-        "rate": round(missed / max(total, 1), 4),
-    }
+    def searcher(mode: str, n: int | None = None) -> Any:
+        storage = {"dense_index": mode} | ({"approximate_chunks": n} if n else {})
+        settings = app.settings.model_copy(update={"storage": app.settings.storage.model_copy(update=storage)})
+        return Paperbot(settings)
+
+    exact = searcher("exact")
+    truth = {q: [h.paper.paper_id for h in exact.search(q, k=10).hits] for q in asked}
+    exact.store.close()
+    rows = []
+    for n in chunks:
+        near = searcher("approximate", n)
+        missed = total = 0
+        for question in asked:
+            found = {h.paper.paper_id for h in near.search(question, k=10).hits}
+            missed += sum(pid not in found for pid in truth[question])
+            total += len(truth[question])
+        near.store.close()
+        rows.append({"approximate_chunks": n, "missed": missed, "of": total, "rate": round(missed / max(total, 1), 4)})
+    return rows
 
 
 def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
@@ -319,9 +320,11 @@ def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
     search_p50, search_p95 = _percentiles(searches)
     ask_p50, ask_p95 = _percentiles(asks)
     rss_after_asks = round(_peak_rss_mb())
-    misses = [candidate_misses(app, asked[: 2 * count], n, 100) for n in (100, 300, 1000)]
+    dense_index = type(app.store.corpus().vectors).__name__
+    misses = approximate_misses(app, asked[: 2 * count])
     return {
         "papers_in_store": app.paper_count(),
+        "dense_path": "approximate" if dense_index == "NearestVectors" else "exact",
         "queries": count,
         "searches_with_hits": found,
         "first_search_s": round(first, 2),
@@ -335,12 +338,12 @@ def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
     }
 
 
-def _run_reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
+def _run_reader(store: Path, count: int, url: str | None = None, dense_index: str = "auto") -> dict[str, Any]:
     server = ["--reader-url", url] if url else []
     run = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--reader", str(store), "--queries", str(count), *server],
         cwd=REPO,
-        env=_clean_env(),
+        env=_clean_env(dense_index),
         capture_output=True,
         text=True,
         timeout=3600,
@@ -350,7 +353,7 @@ def _run_reader(store: Path, count: int, url: str | None = None) -> dict[str, An
     return dict(json.loads(run.stdout.strip().splitlines()[-1]))
 
 
-def cold_search(store: Path, question: str, runs: int = 3, url: str | None = None) -> float:
+def cold_search(store: Path, question: str, runs: int = 3, url: str | None = None, dense_index: str = "auto") -> float:
     """Median wall seconds of `python -m bot --store STORE search Q`, each a new process."""
     times = []
     server = ["--chroma-url", url] if url else []
@@ -359,7 +362,7 @@ def cold_search(store: Path, question: str, runs: int = 3, url: str | None = Non
         run = subprocess.run(
             [sys.executable, "-m", "bot", "--store", str(store), *server, "search", question],
             cwd=REPO,
-            env=_clean_env(),
+            env=_clean_env(dense_index),
             capture_output=True,
             text=True,
             timeout=1800,
@@ -408,8 +411,8 @@ def _measure(n: int, folder: Path, url: str | None, table: SentenceTable, args: 
     del app
     gc.collect()
     print(f"  ingested {report.papers:,} papers in {ingest_s:.1f} s", file=sys.stderr, flush=True)
-    read = _run_reader(read_from, args.queries, url)
-    cold = cold_search(read_from, questions()[0], args.cold_runs, url)
+    read = _run_reader(read_from, args.queries, url, args.dense_index)
+    cold = cold_search(read_from, questions()[0], args.cold_runs, url, args.dense_index)
     disk = disk_mb(read_from) + (disk_mb(folder / "server") + disk_mb(store) if url else 0.0)
     return {
         "papers": n,
@@ -467,6 +470,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--json", action="store_true", help="one JSON line per size instead of a table")
     parser.add_argument("--server", action="store_true", help="store on a `chroma run` server, read by a 2nd client")
+    parser.add_argument(
+        "--dense-index",
+        choices=("auto", "exact", "approximate"),
+        default="auto",
+        help="the readers' storage.dense_index (default: the product's own, auto)",
+    )
     parser.add_argument("--reader", type=Path, help=argparse.SUPPRESS)  # internal: the reader process
     parser.add_argument("--reader-url", help=argparse.SUPPRESS)  # internal: the reader's server
     args = parser.parse_args()

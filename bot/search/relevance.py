@@ -40,7 +40,6 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     part of the topic (e.g. "reinforcement learning" without "safe") well below those with all of
     it, so the cut finds a drop between the two.
     """
-    best = corpus.vectors.best_chunks(query)
     bm25 = corpus.lexical.scores(topic)[corpus.lexical_rows]
     top = float(bm25.max()) if len(bm25) else 0.0
     relative = bm25 / top if top > 0 else np.zeros_like(bm25)
@@ -50,6 +49,10 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     # dense 0.45 -> score 0.45 + 0.4 * 0.95 = 0.83; with half the words: 0.75 * 0.125 + 0.2 = 0.29 -> 0.57
     share = settings.coverage_share
     lexical = share * coverage**settings.coverage_power + (1 - share) * relative
+    # Through Chroma's index, the papers with the most lexical evidence are dense candidates too.
+    extra = corpus.vectors.lexical
+    also = [int(i) for i in np.argsort(-lexical, kind="stable")[:extra] if lexical[i] > 0] if extra else []
+    best = corpus.vectors.best_chunks(query, also)
     dense = np.where(corpus.vectors.has_vectors, best.similarity, 0.0).astype(np.float32)
     score = dense + settings.lexical_weight * lexical
     matched = [(word, mask[corpus.lexical_rows]) for word, _, mask in presence]

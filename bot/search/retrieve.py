@@ -72,14 +72,32 @@ class Retriever:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
         expand = self._settings.expand_acronyms
         vectors = self._embed([self._lexical.expand(q.text) if expand else q.text for q in parsed])
-        dense = self.corpus.vectors.similarity(vectors)
+        bm25 = [self._bm25(q) for q in parsed]
+        # Searched through Chroma's index, the best BM25 papers are dense candidates too.
+        extra = self.corpus.vectors.lexical
+        also = [_best(scores, extra) for scores in bm25] if extra else None
+        dense = self.corpus.vectors.similarity(vectors, also)
         allowed = None if only is None else np.isin(np.array(self.corpus.paper_ids), list(only))
-        return [self._rank(q, row, k or self._settings.k, allowed) for q, row in zip(parsed, dense, strict=True)]
+        return [
+            self._rank(q, vector, scores, row, k or self._settings.k, allowed)
+            for q, vector, scores, row in zip(parsed, vectors, bm25, dense, strict=True)
+        ]
 
-    def _rank(self, query: Query, dense: np.ndarray, k: int, allowed: np.ndarray | None = None) -> SearchResult:
-        """Rank every paper; `dense` is each paper's best-chunk cosine in `corpus.paper_ids` order."""
+    def _bm25(self, query: Query) -> np.ndarray:
+        """Every paper's BM25 score for `query`, in `corpus.paper_ids` order."""
+        return self._lexical.scores_for(query.search_terms)[self.corpus.lexical_rows].astype(np.float64)
+
+    def _rank(
+        self,
+        query: Query,
+        vector: np.ndarray,
+        bm25: np.ndarray,
+        dense: np.ndarray,
+        k: int,
+        allowed: np.ndarray | None = None,
+    ) -> SearchResult:
+        """Rank every paper; `bm25` and `dense` (best-chunk cosine) are per paper in `corpus.paper_ids` order."""
         rows = self.corpus.lexical_rows
-        bm25 = self._lexical.scores_for(query.search_terms)[rows].astype(np.float64)
         presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.presence_of(query.words)]
         coverage = LexicalIndex.shares(presence, len(rows))
         # MiniLM cannot read names it never saw (words with two capitals: OPD, Q-MMR), so the share
@@ -121,7 +139,9 @@ class Retriever:
                     ScoreParts(*(round(float(part[i]), 6) for part in parts)),
                 )
             )
-        evidence = self._evidence(query, hits, dense[self.corpus.vectors.has_vectors])
+        with_vectors = self.corpus.vectors.has_vectors
+        spread = self.corpus.vectors.spread(vector, dense)
+        evidence = self._evidence(query, hits, dense[with_vectors], spread)
         abstained = evidence.relevance < self._settings.abstain_below and not evidence.named
         reason = (
             f"relevance {evidence.relevance:.2f} < {self._settings.abstain_below}: best dense "
@@ -131,12 +151,13 @@ class Retriever:
         )
         return SearchResult(query=query.text, hits=tuple(hits), abstained=abstained, reason=reason)
 
-    def _evidence(self, query: Query, hits: list[Hit], dense: np.ndarray) -> Evidence:
-        """`dense`: the query's best-chunk cosine with every paper that has vectors."""
+    def _evidence(self, query: Query, hits: list[Hit], dense: np.ndarray, spread: float) -> Evidence:
+        """`dense`: the query's best-chunk cosine with every paper that has vectors; `spread`: their
+        standard deviation."""
         depth = self._settings.abstain_depth
         coverage = max((h.coverage for h in hits[:depth]), default=0.0)
         best_dense = float(dense.max(initial=0.0))
-        chance = _chance(dense, self._settings.chance_reference)
+        chance = _chance(spread, len(dense), self._settings.chance_reference)
         relevance = best_dense - chance + self._settings.coverage_weight * coverage
         # A method or benchmark name written as the corpus writes it ("what's CURE?", "Q-MMR")
         # means the question is about these papers, however chatty the rest of it is.
@@ -147,18 +168,24 @@ class Retriever:
         return Evidence(best_dense, coverage, relevance, named, chance)
 
 
-def _chance(similarity: np.ndarray, reference: int) -> float:
-    """The rise in the best similarity that corpus size alone brings, beyond a `reference`-paper corpus.
+def _best(scores: np.ndarray, n: int) -> list[int]:
+    """Positions of the `n` highest positive scores. Example: _best(np.array([0., 3., 1.]), 5) -> [1, 2]"""
+    top = np.argsort(-scores, kind="stable")[:n]
+    return [int(i) for i in top if scores[i] > 0]
+
+
+def _chance(spread: float, n: int, reference: int) -> float:
+    """The rise in the best similarity that corpus size alone brings, beyond a `reference`-paper corpus,
+    for `n` papers whose similarities have standard deviation `spread`.
 
     The best of N unrelated scores sits about sd * sqrt(2 ln N) above their mean, so a query about
     nothing in the corpus still finds a closer paper among 8,700 than among 100. Off-topic
     questions' best cosine goes from ~0.15 on the 53 seeds to ~0.30 with 8,647 distractors.
     Example: sd 0.05 over 8,700 papers, reference 100 -> 0.05 * (4.26 - 3.03) = 0.061
     """
-    n = len(similarity)
     if n <= reference:
         return 0.0
-    return float(np.std(similarity)) * (math.sqrt(2 * math.log(n)) - math.sqrt(2 * math.log(reference)))
+    return spread * (math.sqrt(2 * math.log(n)) - math.sqrt(2 * math.log(reference)))
 
 
 def _standardise(scores: np.ndarray, depth: int) -> np.ndarray:

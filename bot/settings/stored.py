@@ -8,6 +8,8 @@ which is rebuilt when they differ. Field descriptions say where each value comes
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -89,6 +91,38 @@ class StoreSettings(BaseModel):
         ge=0,
         description="How often, at most, a client of a Chroma server asks it whether another client has "
         "written (then it reads the papers again); each ask is one request.",
+    )
+    dense_index: Literal["auto", "exact", "approximate"] = Field(
+        "auto",
+        description="How search finds the papers nearest a question in meaning. 'exact': every chunk vector is "
+        "read into memory and scored (best quality; memory and cold start grow with the store). 'approximate': "
+        "Chroma's own index (HNSW) returns the nearest chunks, the best BM25 papers are added, and only those "
+        "are scored exactly; the rest of the vectors stay in Chroma until triage, 'more like this' or the "
+        "groups need them. 'auto': approximate from `approximate_from` papers (docs/scale.md).",
+    )
+    approximate_from: int = Field(
+        50_000,
+        ge=1,
+        description="With dense_index 'auto', the store size (papers) from which search goes through Chroma's "
+        "index. Below it the exact path is fast (38 ms a search at 10,000 papers) and what quality was tuned on.",
+    )
+    approximate_chunks: int = Field(
+        300,
+        ge=10,
+        description="Nearest chunks asked of Chroma's index per question on the approximate path; their papers are "
+        "the dense candidates (docs/scale.md measures how often the exact top 10 falls outside).",
+    )
+    approximate_lexical: int = Field(
+        100,
+        ge=0,
+        description="Best BM25 papers added to the dense candidates on the approximate path, their chunk "
+        "vectors fetched from Chroma and scored exactly.",
+    )
+    approximate_sample: int = Field(
+        2_000,
+        ge=100,
+        description="Papers whose vectors stand in for the whole store on the approximate path when search "
+        "estimates how high the best similarity gets by chance (a seeded sample, read once per store version).",
     )
     write_batch: int = Field(
         16,

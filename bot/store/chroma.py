@@ -314,7 +314,11 @@ class VectorStore:
 
     def paper_vectors(self, paper_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The chunk vectors of each of these papers (papers without any are left out)."""
-        found: dict[str, list[np.ndarray]] = {}
+        return {pid: matrix for pid, (_, matrix) in self.paper_chunks(paper_ids).items()}
+
+    def paper_chunks(self, paper_ids: Sequence[str]) -> dict[str, tuple[list[str], np.ndarray]]:
+        """The chunk ids and vectors (rows in that order) of each of these papers; papers without any are left out."""
+        found: dict[str, tuple[list[str], list[np.ndarray]]] = {}
         collection = self._usable()
         if collection is None:
             return {}
@@ -325,10 +329,12 @@ class VectorStore:
             metas, vectors = got.get("metadatas") or [], got.get("embeddings")
             if vectors is None:
                 continue
-            for meta, vector in zip(metas, vectors, strict=True):
+            for chunk_id, meta, vector in zip(got["ids"], metas, vectors, strict=True):
                 if meta:
-                    found.setdefault(str(meta["paper_id"]), []).append(np.asarray(vector, dtype=np.float32))
-        return {pid: np.stack(rows) for pid, rows in found.items()}
+                    ids, rows = found.setdefault(str(meta["paper_id"]), ([], []))
+                    ids.append(chunk_id)
+                    rows.append(np.asarray(vector, dtype=np.float32))
+        return {pid: (ids, np.stack(rows)) for pid, (ids, rows) in found.items()}
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         """Remove every chunk of these papers."""

@@ -8,7 +8,9 @@ and score with matrix products. It does not embed text, read files or rank paper
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -27,8 +29,32 @@ class BestChunks:
     chunk_ids: tuple[str | None, ...]
 
 
+class DenseVectors(Protocol):
+    """What search, triage and "more like this" ask of a store's vectors, every array in `paper_ids`
+    order: exact over vectors held in memory (PaperVectors), or through Chroma's index (bot.store.nearest)."""
+
+    paper_ids: list[str]
+    position: dict[str, int]
+    has_vectors: np.ndarray
+    lexical: int  # how many of its best lexical papers a caller adds as candidates (0: every paper is exact)
+
+    @property
+    def centroids(self) -> np.ndarray: ...
+    @property
+    def chunk_count(self) -> int: ...
+    @property
+    def dimension(self) -> int: ...
+    def similarity(self, queries: np.ndarray, also: Sequence[Sequence[int]] | None = None) -> np.ndarray: ...
+    def best_chunks(self, query: np.ndarray, also: Sequence[int] = ()) -> BestChunks: ...
+    def spread(self, query: np.ndarray, similarity: np.ndarray) -> float: ...
+    def chunks_of(self, position: int) -> np.ndarray: ...
+    def passage_match(self, queries: np.ndarray, exclude: int | None = None) -> np.ndarray: ...
+
+
 class PaperVectors:
     """Chunk vectors sorted by paper, with one unit-length centroid per paper."""
+
+    lexical = 0  # every paper is scored exactly: no candidates to add
 
     def __init__(self, chunks: ChunkVectors, paper_ids: list[str]) -> None:
         """`paper_ids` fixes the order of every per-paper array; vectors of other ids are ignored."""
@@ -51,14 +77,24 @@ class PaperVectors:
             sums = np.add.reduceat(self._matrix, self._starts, axis=0)
             norms = np.linalg.norm(sums, axis=1, keepdims=True)
             self.centroids[self._papers_present] = sums / np.maximum(norms, 1e-12)
-        self.dimension = dimension
+        self._dimension = dimension
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
 
     @property
     def chunk_count(self) -> int:
         return len(self._chunk_ids)
 
-    def best_chunks(self, query: np.ndarray) -> BestChunks:
-        """Cosine similarity of every paper's best chunk to one unit-length query vector."""
+    def spread(self, query: np.ndarray, similarity: np.ndarray) -> float:
+        """The standard deviation of `similarity` (one query's row) over the papers with vectors."""
+        present = similarity[self.has_vectors]
+        return float(np.std(present)) if len(present) else 0.0
+
+    def best_chunks(self, query: np.ndarray, also: Sequence[int] = ()) -> BestChunks:
+        """Cosine similarity of every paper's best chunk to one unit-length query vector (`also`: unused,
+        every paper is exact)."""
         similarity = np.full(len(self.paper_ids), -1.0, dtype=np.float32)
         best: list[str | None] = [None] * len(self.paper_ids)
         if not self._chunk_ids:
@@ -73,10 +109,11 @@ class PaperVectors:
                 best[owner] = self._chunk_ids[row]
         return BestChunks(similarity, tuple(best))
 
-    def similarity(self, queries: np.ndarray) -> np.ndarray:
+    def similarity(self, queries: np.ndarray, also: Sequence[Sequence[int]] | None = None) -> np.ndarray:
         """Best-chunk cosine of every paper (columns, `paper_ids` order) for each query vector (rows).
 
         Exact, by one matrix product: ~5 ms a query for 34k chunks. Papers without vectors get -1.
+        `also` is unused: every paper is exact.
         """
         queries = np.atleast_2d(np.asarray(queries, dtype=np.float32))
         out = np.full((len(queries), len(self.paper_ids)), -1.0, dtype=np.float32)
@@ -112,16 +149,26 @@ class Corpus:
     version: int
     papers: dict[str, Paper]
     lexical: LexicalIndex
-    vectors: PaperVectors
+    vectors: DenseVectors
     lexical_rows: np.ndarray  # row of each paper (in `paper_ids` order) in the BM25 index's own order
 
     @classmethod
-    def build(cls, version: int, papers: dict[str, Paper], lexical: LexicalIndex, chunks: ChunkVectors) -> Corpus:
-        """Align the papers, the BM25 index and the vectors on one paper order (the index's)."""
+    def build(
+        cls,
+        version: int,
+        papers: dict[str, Paper],
+        lexical: LexicalIndex,
+        chunks: ChunkVectors | Callable[[list[str]], DenseVectors],
+    ) -> Corpus:
+        """Align the papers, the BM25 index and the vectors on one paper order (the index's).
+
+        `chunks`: every chunk vector (the exact path), or what makes the vectors for that order.
+        """
         order = [pid for pid in lexical.paper_ids if pid in papers]
         rows = {pid: i for i, pid in enumerate(lexical.paper_ids)}
         lexical_rows = np.array([rows[pid] for pid in order], dtype=np.int64)
-        return cls(version, papers, lexical, PaperVectors(chunks, order), lexical_rows)
+        vectors = PaperVectors(chunks, order) if isinstance(chunks, ChunkVectors) else chunks(order)
+        return cls(version, papers, lexical, vectors, lexical_rows)
 
     @property
     def paper_ids(self) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,10 +26,11 @@ from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings
 from bot.store import failures, readonly, records
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
-from bot.store.corpus import Corpus
+from bot.store.corpus import Corpus, DenseVectors, PaperVectors
 from bot.store.fingerprint import REGISTRY_KEY, describe_fingerprint, index_fingerprint, mismatch
 from bot.store.lexical import LexicalIndex
 from bot.store.lists import ReadingLists
+from bot.store.nearest import NearestVectors
 from bot.store.paths import StorePaths
 from bot.store.registry import Registry
 from bot.store.vectors import ChunkVectors, VectorCache
@@ -86,6 +87,7 @@ class Store:
         self._lexical_owed = False  # an earlier ingest stopped before saving the BM25 index: save it at the end
         self._changing: str | None = None  # the version token this process's ingest left when it began to change papers
         self._follow_seconds = storage.follow_seconds
+        self._storage = storage
         self._followed = -float("inf")  # when a client of a server last compared its registry with the server's records
         self._migrated = False  # whether this store's registry is known to be lined up with paper records
         self.vectors.refuse(self._mismatch(cached=True))
@@ -355,17 +357,36 @@ class Store:
                 if lexical is None:  # an ingest is under way, stopped before it saved the index, or k1/b changed
                     lexical = lexical_index(papers, self.bm25)
                     self._save_lexical(lexical, key[0])
-                chunks = self._chunk_vectors(*key)
                 busy = self.writer() if not papers else None
                 if busy is not None:
                     raise StoreError(
                         f"the store in {self.paths.folder} is still empty: an ingest ({busy}) is filling "
                         "it; try again when it finishes"
                     )
-                self._corpus = Corpus.build(key[0], papers, lexical, chunks)
+                self._corpus = Corpus.build(key[0], papers, lexical, self._dense(len(papers), key))
                 self._corpus_key = key
                 log.info("read %d papers' vectors in %.1f s", len(papers), time.perf_counter() - started)
             return self._corpus
+
+    def _dense(self, papers: int, key: tuple[int, int]) -> ChunkVectors | Callable[[list[str]], DenseVectors]:
+        """Every chunk vector (the exact path), or, for a large store or dense_index 'approximate', what
+        searches through Chroma's index and reads every vector only when asked to (bot.store.nearest)."""
+        storage = self._storage
+        mode = storage.dense_index
+        if mode == "exact" or (mode == "auto" and papers < storage.approximate_from):
+            return self._chunk_vectors(*key)
+
+        def nearest(order: list[str]) -> DenseVectors:
+            return NearestVectors(
+                order,
+                self.vectors,
+                lambda: PaperVectors(self._chunk_vectors(*key), order),
+                storage.approximate_chunks,
+                storage.approximate_lexical,
+                storage.approximate_sample,
+            )
+
+        return nearest
 
     def _chunk_vectors(self, version: int, count: int) -> ChunkVectors:
         """Every chunk vector: from the copy beside the store (or in a read-only store's cache folder)

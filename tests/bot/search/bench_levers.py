@@ -77,8 +77,11 @@ class Bench:
         retriever = Retriever(corpus, self.bot.embed, self.settings.retrieval.model_copy(update=update))
         dense = corpus.vectors.similarity(self.queries) if dense is None else dense
         rankings = []
-        for text, row in zip(self.texts, dense, strict=True):
-            rankings.append([h.paper.paper_id for h in retriever._rank(parse(text), row, 10).hits])
+        for text, vector, row in zip(self.texts, self.queries, dense, strict=True):
+            query = parse(text)
+            rankings.append(
+                [h.paper.paper_id for h in retriever._rank(query, vector, retriever._bm25(query), row, 10).hits]
+            )
         return self.ndcg(rankings)
 
     def vectors(self, texts: dict[str, list[str]]) -> PaperVectors:
@@ -126,7 +129,10 @@ def prf(b: Bench) -> None:
     """Rocchio on the query vector: add beta x the mean centroid of the first `m` papers, mix with the original."""
     dense = b.corpus.vectors.similarity(b.queries)
     retriever = Retriever(b.corpus, b.bot.embed, b.settings.retrieval)
-    first = [retriever._rank(parse(t), row, 10) for t, row in zip(b.texts, dense, strict=True)]
+    first = [
+        retriever._rank(parse(t), v, retriever._bm25(parse(t)), row, 10)
+        for t, v, row in zip(b.texts, b.queries, dense, strict=True)
+    ]
     print(f"prf: none: {b.hybrid(dense)}")
     for m, beta in itertools.product((1, 3, 5), (0.3, 1.0)):
         moved = []

@@ -96,10 +96,10 @@ def test_a_two_letter_word_is_no_name(seeded_bot):
 
 def test_chance_grows_with_the_corpus_and_is_nothing_below_the_reference():
     rng = np.random.default_rng(7)
-    assert _chance(rng.normal(0.1, 0.05, 100), reference=100) == 0.0
+    assert _chance(0.05, 100, reference=100) == 0.0
     big = rng.normal(0.1, 0.05, 8700)
     expected = float(np.std(big)) * (np.sqrt(2 * np.log(8700)) - np.sqrt(2 * np.log(100)))
-    assert _chance(big, reference=100) == pytest.approx(expected)
+    assert _chance(float(np.std(big)), len(big), reference=100) == pytest.approx(expected)
     # The correction tracks what luck gives: the best of 8,700 unrelated scores beats the best of 100.
     assert big.max() - rng.normal(0.1, 0.05, 100).max() == pytest.approx(expected, abs=0.05)
 

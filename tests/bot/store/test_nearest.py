@@ -1,0 +1,64 @@
+"""Search through Chroma's own index (bot.store.nearest, dense_index 'approximate'), against the exact path.
+
+Uses private copies of the seeded store: on 53 papers the approximate path is forced by the setting.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.app import Paperbot
+from bot.settings import Settings
+from bot.store.corpus import PaperVectors
+from bot.store.nearest import NearestVectors
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _questions(n: int) -> list[str]:
+    lines = (DATA / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["question"] for line in lines if line.strip()][:n]
+
+
+def _bot(seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings], **storage: object) -> Paperbot:
+    target = tmp_path / "store"
+    shutil.copytree(seeded_store.store, target)
+    return Paperbot(settings_for(target, storage=seeded_store.storage.model_copy(update=storage)))
+
+
+def _ids(bot: Paperbot, question: str) -> list[str]:
+    return [h.paper.paper_id for h in bot.search(question, k=10).hits]
+
+
+def test_with_every_chunk_a_candidate_the_approximate_path_ranks_as_the_exact_one(
+    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+) -> None:
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=10_000)
+    assert isinstance(bot.store.corpus().vectors, NearestVectors)
+    assert isinstance(seeded_bot.store.corpus().vectors, PaperVectors)  # 'auto' below approximate_from
+    for question in [*_questions(12), "What is the best recipe for sourdough bread?"]:
+        exact, near = seeded_bot.search(question, k=10), bot.search(question, k=10)
+        assert [h.paper.paper_id for h in near.hits] == [h.paper.paper_id for h in exact.hits], question
+        assert [h.dense for h in near.hits] == pytest.approx([h.dense for h in exact.hits], abs=1e-4)
+        assert near.abstained == exact.abstained, question
+
+
+def test_few_candidates_still_find_the_exact_top_papers_without_reading_every_vector(
+    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+) -> None:
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=10)
+    questions = _questions(20)
+    missed = sum(paper not in _ids(bot, q)[:10] for q in questions for paper in _ids(seeded_bot, q)[:3])
+    assert missed <= 2, f"{missed} of {3 * len(questions)} exact top-3 papers outside the approximate top 10"
+    answer = bot.ask(questions[0], generator="extractive")
+    assert answer.citations
+    vectors = bot.store.corpus().vectors
+    assert isinstance(vectors, NearestVectors) and vectors._all is None  # search and ask never read them all
+    # "More like this" needs every vector: they are read then, once.
+    similar = bot.similar(ref=_ids(bot, questions[0])[0], k=3)
+    assert len(similar.papers) == 3 and vectors._all is not None
