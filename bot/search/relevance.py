@@ -16,6 +16,7 @@ import numpy as np
 from bot.settings import TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
+from bot.store.nearest import lexical_candidates
 from bot.text.wording import plural
 from bot.types import Cut
 
@@ -51,7 +52,7 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     lexical = share * coverage**settings.coverage_power + (1 - share) * relative
     # Through Chroma's index, the papers with the most lexical evidence are dense candidates too.
     extra = corpus.vectors.lexical
-    also = [int(i) for i in np.argsort(-lexical, kind="stable")[:extra] if lexical[i] > 0] if extra else []
+    also = lexical_candidates(lexical, extra) if extra else []
     best = corpus.vectors.best_chunks(query, also)
     dense = np.where(corpus.vectors.has_vectors, best.similarity, 0.0).astype(np.float32)
     score = dense + settings.lexical_weight * lexical

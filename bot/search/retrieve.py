@@ -24,6 +24,7 @@ from bot.query import Query, as_query
 from bot.settings import RetrievalSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
+from bot.store.nearest import lexical_candidates
 from bot.types import Hit, ScoreParts, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -75,7 +76,7 @@ class Retriever:
         bm25 = [self._bm25(q) for q in parsed]
         # Searched through Chroma's index, the best BM25 papers are dense candidates too.
         extra = self.corpus.vectors.lexical
-        also = [_best(scores, extra) for scores in bm25] if extra else None
+        also = [lexical_candidates(scores, extra) for scores in bm25] if extra else None
         dense = self.corpus.vectors.similarity(vectors, also)
         allowed = None if only is None else np.isin(np.array(self.corpus.paper_ids), list(only))
         return [
@@ -166,12 +167,6 @@ class Retriever:
         names = [n for n in query.names if 0 < self._lexical.doc_freq(n) <= rare]
         named = any(name in h.paper.display for name in names for h in hits[:depth])
         return Evidence(best_dense, coverage, relevance, named, chance)
-
-
-def _best(scores: np.ndarray, n: int) -> list[int]:
-    """Positions of the `n` highest positive scores. Example: _best(np.array([0., 3., 1.]), 5) -> [1, 2]"""
-    top = np.argsort(-scores, kind="stable")[:n]
-    return [int(i) for i in top if scores[i] > 0]
 
 
 def _chance(spread: float, n: int, reference: int) -> float:

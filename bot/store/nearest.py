@@ -144,6 +144,15 @@ class NearestVectors:
         return out
 
 
+def lexical_candidates(scores: np.ndarray, n: int) -> list[int]:
+    """Positions of the `n` highest positive lexical scores: the papers a caller adds as dense candidates.
+
+    Example: lexical_candidates(np.array([0.0, 3.0, 1.0]), 5) -> [1, 2]
+    """
+    top = np.argsort(-scores, kind="stable")[:n]
+    return [int(i) for i in top if scores[i] > 0]
+
+
 def _paper_vectors(ids: list[str], chunks: dict[str, tuple[list[str], np.ndarray]]) -> PaperVectors:
     """An exact PaperVectors over `ids` from their fetched chunks."""
     owners = [pid for pid in ids if pid in chunks]
