@@ -32,7 +32,7 @@ class Paperbot:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = Store.open(settings)
-        self.embedder = CachedEmbedder(settings.embed)
+        self.embedder = CachedEmbedder(self.store.embed)  # in the precision the store was built with
         self.searcher = SearchService(self.store, self.embed, settings.retrieval, settings.triage)
         self.answerer = AnswerService(self.searcher, self.embed, settings.answer, settings.check, settings.generator)
 

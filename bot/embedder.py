@@ -58,23 +58,38 @@ class Embedder:
         limit = self._model.max_seq_length or settings.max_word_pieces
         self._model.max_seq_length = min(limit, settings.max_word_pieces)
         self._batch = settings.batch_size
+        self.precision = settings.resolved_precision()
+        log.info("embedding in %s", self.precision)
         dimension = (
             getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         )
         self.dimension = int(dimension() or 0)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
+        """Unit-length float32 vectors, one row per text, computed in float32: for questions and answer
+        sentences, which must score the same whatever else is embedded with them (in bfloat16 a text's
+        vector moves by up to 7e-4 with the other texts of its batch)."""
+        return self._encode(texts, bulk=False)
+
+    def embed_bulk(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors computed in the settings' precision: for ingest, where bfloat16
+        (on a CPU with it natively) embeds about twice as fast, within cosine 0.9999 of float32."""
+        return self._encode(texts, bulk=True)
+
+    def _encode(self, texts: list[str], bulk: bool) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(
-            texts,
-            batch_size=self._batch,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        import torch
+
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bulk and self.precision == "bfloat16"):
+            vectors = self._model.encode(
+                texts,
+                batch_size=self._batch,
+                convert_to_tensor=True,
+                show_progress_bar=False,
+            )
+        # Normalised in float32 whatever the model computed in, so that every vector is unit length.
+        return np.asarray(torch.nn.functional.normalize(vectors.float(), dim=-1).numpy(), dtype=np.float32)
 
     def word_pieces(self, text: str) -> int:
         """Number of the model's own tokens in `text`, [CLS] and [SEP] included."""

@@ -48,6 +48,6 @@ class CachedEmbedder:
         return np.stack([v for v in known if v is not None])
 
     def fresh(self, texts: list[str]) -> np.ndarray:
-        """Vectors straight from the model, kept out of the cache: for ingest, whose thousands of
-        chunks would only churn through it."""
-        return embedder.load(self._settings).embed(texts)
+        """Vectors straight from the model in the store's precision (bfloat16 where the CPU has it),
+        kept out of the cache: for ingest, whose thousands of chunks would only churn through it."""
+        return embedder.load(self._settings).embed_bulk(texts)

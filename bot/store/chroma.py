@@ -186,6 +186,11 @@ class VectorStore:
         with self._clear_failure(None):
             return int(collection.count()), (collection.metadata or {}).get(COLLECTION_KEY)
 
+    def tag(self, fingerprint: str) -> None:
+        """The fingerprint a collection created from now on is tagged with (the store adopted the one
+        it was built with)."""
+        self._fingerprint = fingerprint
+
     def refuse(self, error: FingerprintError | None) -> None:
         """Raise `error` on every later read or write (None: serve them again)."""
         self._refusal = error

@@ -27,20 +27,38 @@ def index_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
 
     Example: index_fingerprint(EmbedSettings(), ChunkSettings()) -> '3f9a...' (16 hex digits)
     """
-    decisive = {
+    decisive: dict[str, object] = {
         "format": INDEX_FORMAT,
         "model": embed.model,
         "max_word_pieces": embed.max_word_pieces,
         "chunk": chunk.model_dump(),
     }
+    if embed.resolved_precision() != "float32":  # float32 stores keep the fingerprint they had before precisions
+        decisive["precision"] = embed.resolved_precision()
     blob = json.dumps(decisive, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def adopted(embed: EmbedSettings, chunk: ChunkSettings, built: str | None) -> EmbedSettings:
+    """The embedding settings a store built with fingerprint `built` is read and extended with: with
+    precision 'auto', the precision it was built with (float32 and bfloat16 vectors agree to cosine
+    0.9999, but a store is never mixed); otherwise, or for a new store, `embed` as it is.
+
+    Example: adopted(EmbedSettings(), ChunkSettings(), "9423db658b1181dd").precision -> 'float32'
+    """
+    if embed.precision != "auto" or built is None:
+        return embed
+    for precision in ("float32", "bfloat16"):
+        pinned = embed.model_copy(update={"precision": precision})
+        if index_fingerprint(pinned, chunk) == built:
+            return pinned
+    return embed
 
 
 def describe_fingerprint(embed: EmbedSettings, chunk: ChunkSettings) -> str:
     """Human description of what the fingerprint covers, for error messages."""
     return (
-        f"model={embed.model}, chunk max_tokens={chunk.max_tokens}, "
+        f"model={embed.model}, precision={embed.resolved_precision()}, chunk max_tokens={chunk.max_tokens}, "
         f"overlap={chunk.overlap_sentences}, encoding={chunk.encoding}, format={INDEX_FORMAT}"
     )
 

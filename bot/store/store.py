@@ -27,7 +27,7 @@ from bot.store import failures, readonly, records
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus, DenseVectors, PaperVectors
-from bot.store.fingerprint import REGISTRY_KEY, describe_fingerprint, index_fingerprint, mismatch
+from bot.store.fingerprint import REGISTRY_KEY, adopted, describe_fingerprint, index_fingerprint, mismatch
 from bot.store.lexical import LexicalIndex
 from bot.store.lists import ReadingLists
 from bot.store.nearest import NearestVectors
@@ -69,6 +69,7 @@ class Store:
         self.paths = StorePaths(folder)
         self.chunk = chunk
         self.bm25 = lexical  # the BM25 index is rebuilt when the saved one was built otherwise
+        self.embed = embed  # with precision 'auto', the precision the store was built with once it is known
         self.fingerprint = index_fingerprint(embed, chunk)
         self._described = describe_fingerprint(embed, chunk)
         self.read_only = not failures.writable(folder)
@@ -90,6 +91,7 @@ class Store:
         self._storage = storage
         self._followed = -float("inf")  # when a client of a server last compared its registry with the server's records
         self._migrated = False  # whether this store's registry is known to be lined up with paper records
+        self._adopt(embed, chunk)
         self.vectors.refuse(self._mismatch(cached=True))
 
     @classmethod
@@ -105,6 +107,23 @@ class Store:
         return self.registry.get_meta(REGISTRY_KEY) is not None or self.registry.count() > 0
 
     # --- The fingerprint: checked here only ---
+
+    def _adopt(self, embed: EmbedSettings, chunk: ChunkSettings) -> None:
+        """With embed.precision 'auto', read and extend the store in the precision it was built with
+        (its fingerprint says which): the registry's tag, or, when the registry has none (a new client of
+        a server, a store from before the tag), the collection's."""
+        if embed.precision != "auto":
+            return
+        built = self.registry.get_meta(REGISTRY_KEY)
+        if built is None and (not self._local or self.registry.count()):
+            built = self.vectors.stored()[1]
+        pinned = adopted(embed, chunk, built)
+        if pinned is embed:
+            return
+        self.embed = pinned
+        self.fingerprint = index_fingerprint(pinned, chunk)
+        self._described = describe_fingerprint(pinned, chunk)
+        self.vectors.tag(self.fingerprint)
 
     def _mismatch(self, cached: bool = False) -> FingerprintError | None:
         """The refusal for a store built with other settings; with `cached`, a vector cache of this

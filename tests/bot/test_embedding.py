@@ -21,6 +21,10 @@ class CountingModel:
         self.batches.append(list(texts))
         return np.array([[len(t), 1.0] for t in texts], dtype=np.float32).reshape(len(texts), 2)
 
+    def embed_bulk(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(["bulk:", *texts])
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32).reshape(len(texts), 2)
+
 
 @pytest.fixture
 def model(monkeypatch: pytest.MonkeyPatch) -> CountingModel:
@@ -53,4 +57,20 @@ def test_ingest_embeds_past_the_cache(model: CountingModel) -> None:
     cached = embedding.CachedEmbedder(EmbedSettings())
     cached.fresh(["a", "a"])
     cached.embed(["a"])
-    assert model.batches == [["a", "a"], ["a"]]
+    assert model.batches == [["bulk:", "a", "a"], ["a"]]  # ingest in the store's precision, questions in float32
+
+
+def test_bfloat16_is_for_ingest_and_questions_score_the_same_whatever_their_batch() -> None:
+    from bot.embedder import Embedder
+
+    model = Embedder(EmbedSettings(precision="bfloat16"))
+    float32 = Embedder(EmbedSettings(precision="float32"))
+    question = "How do diffusion models generate proteins?"
+    longer = "Offline reinforcement learning with safety constraints learns policies from logged data alone. " * 3
+    alone, batched = model.embed([question]), model.embed([question, longer])[:1]
+    assert np.abs(alone - batched).max() < 1e-5  # float32: the batch does not move a question's vector
+    bulk = model.embed_bulk([question, longer])
+    assert np.abs(bulk - float32.embed([question, longer])).max() > 0  # computed otherwise...
+    assert (bulk * float32.embed([question, longer])).sum(axis=1).min() > 0.9995  # ...to the same direction
+    assert np.allclose(np.linalg.norm(bulk, axis=1), 1.0, atol=1e-5)
+    assert model.embed_bulk([]).shape == (0, model.dimension)

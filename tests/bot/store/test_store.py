@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.app import Paperbot
 from bot.errors import FingerprintError
 from bot.settings import ChunkSettings, EmbedSettings, Settings, load_settings
 from bot.store import Store, StorePaths
@@ -36,11 +37,30 @@ def small_store(
     return settings
 
 
-def test_the_default_settings_keep_the_fingerprint_earlier_stores_carry() -> None:
+def test_float32_settings_keep_the_fingerprint_earlier_stores_carry() -> None:
     # A store ingested before the store facade existed records this (in papers.sqlite and in the
     # Chroma collection); were it to move, such stores would be refused or re-embedded.
-    assert index_fingerprint(EmbedSettings(), ChunkSettings()) == "9423db658b1181dd"
-    assert index_fingerprint(EmbedSettings(cache_size=5), ChunkSettings()) == "9423db658b1181dd"
+    float32 = EmbedSettings(precision="float32")
+    assert index_fingerprint(float32, ChunkSettings()) == "9423db658b1181dd"
+    assert index_fingerprint(float32.model_copy(update={"cache_size": 5}), ChunkSettings()) == "9423db658b1181dd"
+    assert index_fingerprint(EmbedSettings(precision="bfloat16"), ChunkSettings()) != "9423db658b1181dd"
+
+
+def test_auto_precision_reads_a_store_in_the_precision_it_was_built_with(
+    tmp_path: Path, settings_for: Callable[..., Settings], two_papers: Path, run_ingest: Callable[..., Any]
+) -> None:
+    built = {}
+    for precision in ("float32", "bfloat16"):
+        folder = tmp_path / precision
+        assert run_ingest(settings_for(folder, embed={"precision": precision}), [two_papers]).added == 2
+        store = Store.open(settings_for(folder))  # precision 'auto'
+        assert store.embed.precision == precision
+        assert store.fingerprint == index_fingerprint(EmbedSettings(precision=precision), ChunkSettings())
+        assert len(Paperbot(settings_for(folder)).search("reinforcement learning").hits) == 2
+        built[precision] = folder
+    # Set explicitly, the other precision is refused until the store is rebuilt.
+    with pytest.raises(FingerprintError, match="precision=bfloat16"):
+        Paperbot(settings_for(built["float32"], embed={"precision": "bfloat16"})).search("reinforcement learning")
 
 
 def test_store_paths_name_every_file_of_a_store(small_store: Settings) -> None:
@@ -50,7 +70,8 @@ def test_store_paths_name_every_file_of_a_store(small_store: Settings) -> None:
     named = {paths.chroma, paths.registry, paths.lexical, paths.lock, *paths.vector_caches()}
     assert set(small_store.store.iterdir()) == named  # write.pid only exists while an ingest runs
     assert len(paths.vector_caches()) == 1
-    assert paths.vector_caches()[0] == paths.vector_cache(f"{store.version()}-{store.vectors.count()}-9423db658b11")
+    key = f"{store.version()}-{store.vectors.count()}-{store.fingerprint[:12]}"
+    assert paths.vector_caches()[0] == paths.vector_cache(key)
     with sqlite3.connect(paths.registry) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"papers", "meta"}  # the reading lists' tables appear with the first list
@@ -63,6 +84,7 @@ def test_store_paths_name_every_file_of_a_store(small_store: Settings) -> None:
 def test_a_store_built_otherwise_is_refused_by_readers_and_ingest_with_one_message(
     small_store: Settings, two_papers: Path, run_ingest: Callable[..., Any]
 ) -> None:
+    built = Store.open(small_store).fingerprint
     changed = small_store.model_copy(update={"chunk": ChunkSettings(max_tokens=60)})
     store = Store.open(changed)  # opening works, so that `ingest --rebuild` can reset it
     with pytest.raises(FingerprintError) as read:
@@ -71,7 +93,7 @@ def test_a_store_built_otherwise_is_refused_by_readers_and_ingest_with_one_messa
         run_ingest(changed, [two_papers])
     assert str(read.value) == str(ingest.value)
     message = str(read.value)
-    assert "fingerprint 9423db658b1181dd, now " in message and "max_tokens=60" in message
+    assert f"fingerprint {built}, now " in message and "max_tokens=60" in message
     assert message.endswith("rebuild it with `paperbot ingest --rebuild`, or restore the settings it was built with")
     assert run_ingest(changed, [two_papers], rebuild=True).added == 2
     assert len(Store.open(changed).corpus().papers) == 2
@@ -79,8 +101,9 @@ def test_a_store_built_otherwise_is_refused_by_readers_and_ingest_with_one_messa
 
 def test_a_registry_built_otherwise_is_refused_even_when_the_vectors_match(small_store: Settings) -> None:
     # e.g. the registry of a store whose Chroma server was swapped for one filled with other settings
+    built = Store.open(small_store).fingerprint
     Registry(small_store.store).set_meta("fingerprint", "0123456789abcdef")
-    with pytest.raises(FingerprintError, match="fingerprint 0123456789abcdef, now 9423db658b1181dd"):
+    with pytest.raises(FingerprintError, match=f"fingerprint 0123456789abcdef, now {built}"):
         Store.open(small_store).corpus()
 
 
