@@ -12,7 +12,7 @@ import pytest
 
 from bot.app import Paperbot
 from bot.errors import InputError
-from bot.settings import Settings, StoreSettings
+from bot.settings import EmbedSettings, Settings, StoreSettings
 from ingest import pipeline
 from ingest.pipeline import _embed_longest_first
 
@@ -44,11 +44,13 @@ def test_windows_and_groups_change_no_vector_and_progress_never_goes_back(
     run_ingest: Callable[..., Any],
 ) -> None:
     """Small windows and groups (3 and 2 papers) store the same vectors as the defaults, and the
-    progress count rises to the total without ever going back."""
+    progress count rises to the total without ever going back. In float32: a bfloat16 vector moves
+    by up to 7e-4 with the other texts of its batch (docs/performance.md)."""
     seed = sorted(seeds_dir.glob("*.txt"))[0]
-    default = Paperbot(settings_for(tmp_path / "default"))
+    exact = EmbedSettings(precision="float32")
+    default = Paperbot(settings_for(tmp_path / "default", embed=exact))
     run_ingest(default, [seed])
-    small = settings_for(tmp_path / "small", storage=StoreSettings(embed_window=3, write_batch=2))
+    small = settings_for(tmp_path / "small", storage=StoreSettings(embed_window=3, write_batch=2), embed=exact)
     seen: list[tuple[int, int]] = []
     bot = Paperbot(small)
     report = run_ingest(bot, [seed], progress=lambda done, total: seen.append((done, total)))
@@ -74,7 +76,11 @@ def test_chunk_texts_are_cut_again_exactly_as_ingest_embedded_them(seeded_bot: P
     sample = list(stored.chunk_ids[::7])
     vectors = seeded_bot.embed([texts[cid] for cid in sample])
     rows = [stored.chunk_ids.index(cid) for cid in sample]
-    assert np.allclose(vectors, stored.matrix[rows], atol=1e-5)
+    # Ingest may embed in bfloat16 (embed.precision), questions in float32: the same text agrees to
+    # a cosine of 0.99997 or more, while a chunk cut one sentence differently falls far below.
+    agree = (vectors * stored.matrix[rows]).sum(axis=1)
+    assert agree.min() > 0.9999, agree.min()
+    assert (vectors @ stored.matrix.T).argmax(axis=1).tolist() == rows
 
 
 @pytest.mark.slow
