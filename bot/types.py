@@ -67,6 +67,8 @@ class Paper:
     year: int | None = None
     venue: str | None = None
     url: str | None = None
+    doi: str | None = None  # lower case, without a resolver prefix: "10.1145/3580305.3599256"
+    keywords: tuple[str, ...] = ()
 
     def searchable_text(self) -> str:
         """What lexical search indexes: the title, when known, and the rendered abstract."""
@@ -185,6 +187,8 @@ class IngestReport:
     seconds: float
     stale: int = 0  # papers whose sources are gone, kept because --prune was not given
     warnings: tuple[str, ...] = ()
+    merged: int = 0  # abstracts read that were another version of a paper (same DOI, arXiv id or title)
+    filtered_out: int = 0  # records `ingest --where` left out
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,12 @@ from bot.store import Store
 from bot.text.chunking import paper_chunks
 from bot.text.wording import plural
 from bot.types import IngestReport, Paper
-from ingest.plan import label_new, merge_records, plan_changes, stale_warning
+from ingest.plan import align, group_records, label_new, plan_changes, stale_warning
 from ingest.readers import Limits, ReadResult, read_paths
+from ingest.structured import Say
+from ingest.where import RecordFilter, WhereError
+
+__all__ = ["Embed", "RecordFilter", "WhereError", "run"]  # the CLI parses --where through here
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,8 @@ def run(
     encoding: str = "utf-8",
     progress: Progress | None = None,
     follow_symlinks: bool = False,
+    where: RecordFilter | None = None,
+    say: Say | None = None,
 ) -> IngestReport:
     """Bring the store in line with `paths`; returns what changed.
 
@@ -49,11 +55,16 @@ def run(
     cache of recent vectors (thousands of chunks would only churn through it). Holds the store's
     write lock throughout: a second ingest into the same store fails at once with a message instead
     of corrupting it.
+
+    `where` (`ingest --where`) keeps only the records that meet its conditions, and the report counts
+    the others (`filtered_out`); the papers already stored from the files read that this run does not find
+    again are then left as they are (not counted stale, not pruned): the filter left them out, they
+    did not leave their files. `say` takes lines of progress while a large JSON-lines file is read.
     """
     started = time.perf_counter()
     with store.writing():
-        read = read_paths(paths, encoding, skip_bad, Limits.of(settings.storage), follow_symlinks)
-        return _write(read, started, settings.storage, settings.chunk, store, embed, prune, rebuild, progress)
+        read = read_paths(paths, encoding, skip_bad, Limits.of(settings.storage), follow_symlinks, where, say)
+        return _write(read, started, settings.storage, settings.chunk, store, embed, prune, rebuild, progress, where)
 
 
 def _write(
@@ -66,13 +77,15 @@ def _write(
     prune: bool,
     rebuild: bool,
     progress: Progress | None,
+    where: RecordFilter | None = None,
 ) -> IngestReport:
-    found = merge_records(read.records)
+    found, versions = group_records(read.records)
     # A store built with other settings is refused here, unless rebuilt; what it repairs is reported.
     repaired = store.prepare_write(rebuild)
     stored = store.papers()
+    found, stored_versions = align(found, stored)
     files = {str(f) for f in read.files}
-    plan = plan_changes(found, stored, files, prune)
+    plan = plan_changes(found, stored if where is None else _outside_filter(stored, found, files), files, prune)
     warnings = [*read.warnings, *repaired]
 
     # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed.
@@ -105,7 +118,24 @@ def _write(
         seconds=round(time.perf_counter() - started, 3),
         stale=plan.stale,
         warnings=tuple(warnings),
+        merged=versions + stored_versions,
+        filtered_out=where.left_out if where is not None else 0,
     )
+
+
+def _outside_filter(stored: dict[str, Paper], found: dict[str, Paper], files: set[str]) -> dict[str, Paper]:
+    """The stored papers a filtered run may change: those it found again, those with no source in the
+    files it read, and those whose place in a file (`Source.slot`) a found paper now holds (an edit).
+
+    Example: a store of 300 snapshot papers from `--where "year>=2023"`, ingested again with `--where
+    "categories~cs.CL"` -> the papers outside cs.CL stay, neither stale nor pruned.
+    """
+    slots = {s.slot() for p in found.values() for s in p.sources}
+    return {
+        pid: p
+        for pid, p in stored.items()
+        if pid in found or all(s.file not in files for s in p.sources) or any(s.slot() in slots for s in p.sources)
+    }
 
 
 def _embed_and_write(

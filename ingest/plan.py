@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.text.normalise import content_hash, display, normalised, paper_id
+from bot.text.normalise import display, normalised, paper_id
 from bot.types import Paper
-from ingest import labels
+from ingest import identity, labels
 from ingest.readers import RawRecord
 
 
@@ -29,16 +29,24 @@ class Plan:
 
 
 def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
-    """Distinct papers from records: one per normalised abstract, all sources kept.
+    """Distinct papers from records; see group_records."""
+    return group_records(records)[0]
 
-    Example: the same abstract in two seed files -> one Paper with two sources.
+
+def group_records(records: Iterable[RawRecord]) -> tuple[dict[str, Paper], int]:
+    """Distinct papers from records, and how many abstracts were another version of a paper.
+
+    One paper per normalised abstract, all sources kept; then versions of one paper (same DOI or
+    arXiv id, same title with a near-identical abstract) become one (ingest.identity.combine).
+    Example: the same abstract in two seed files -> one Paper with two sources, 0 merged; an arXiv
+    v1 and its Zotero copy with a revised sentence -> one Paper, 1 merged.
     """
-    papers: dict[str, Paper] = {}
+    texts: dict[str, Paper] = {}
     for rec in records:
         pid = paper_id(rec.text)
-        old = papers.get(pid)
+        old = texts.get(pid)
         if old is None:
-            papers[pid] = Paper(
+            texts[pid] = Paper(
                 paper_id=pid,
                 text=rec.text,
                 display=display(rec.text),
@@ -50,9 +58,11 @@ def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
                 year=rec.year,
                 venue=rec.venue,
                 url=rec.url,
+                doi=rec.doi,
+                keywords=rec.keywords,
             )
             continue
-        papers[pid] = replace(
+        texts[pid] = replace(
             old,
             sources=(*old.sources, rec.source),
             title=old.title or rec.title,
@@ -60,8 +70,48 @@ def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
             year=old.year or rec.year,
             venue=old.venue or rec.venue,
             url=old.url or rec.url,
+            doi=old.doi or rec.doi,
+            keywords=old.keywords or rec.keywords,
         )
-    return {pid: replace(p, content_hash=content_hash(normalised(p.text), p.title)) for pid, p in papers.items()}
+    groups: dict[str, list[Paper]] = {}  # first version's id -> the versions, in the order read
+    first_of: dict[str, str] = {}
+    index = identity.Index()
+    for pid, paper in texts.items():
+        match = index.match(paper)
+        first = first_of[match.paper_id] if match else pid
+        groups.setdefault(first, []).append(paper)
+        first_of[pid] = first
+        index.add(paper)
+    papers = [identity.combine(versions) for versions in groups.values()]
+    return {p.paper_id: p for p in papers}, len(texts) - len(groups)
+
+
+def align(found: dict[str, Paper], stored: dict[str, Paper]) -> tuple[dict[str, Paper], int]:
+    """`found` with each paper that is a version of a stored one under the stored paper's id (so
+    reading lists keep it), combined with it; and how many were. The stored paper's sources are
+    left to plan_changes, which keeps those outside the files read.
+    """
+    if all(pid in stored and stored[pid].text == p.text for pid, p in found.items()):
+        return found, 0
+    index = identity.Index(stored.values())
+    out: dict[str, Paper] = {}
+    merged = 0
+    for pid, paper in found.items():
+        if pid in stored:
+            # A stored paper keeps its id when a newer version replaces its text; the old version
+            # read again is still a version of it.
+            match = stored[pid] if normalised(stored[pid].text) != normalised(paper.text) else None
+        else:
+            match = index.match(paper)
+        target = match.paper_id if match else pid
+        if target in out:
+            out[target] = identity.combine([out[target], paper], keep_id=target)
+        elif match:
+            out[target] = identity.combine([replace(match, sources=()), paper], keep_id=target)
+        else:
+            out[target] = paper
+        merged += match is not None and match.paper_id != pid
+    return out, merged
 
 
 def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[str], prune: bool) -> Plan:

@@ -1,11 +1,12 @@
-"""Read files into raw records: seed text, JSONL (incl. BEIR corpus.jsonl), CSV, folders.
+"""Read files into raw records: seed text, JSONL (incl. BEIR corpus.jsonl), CSV, BibTeX, RIS, folders.
 
 Chooses each file's reader by its suffix and reads seed text itself (ingest.structured reads
-JSONL and CSV). Knows file formats and nothing of vectors, ids or the store. Every problem is
-raised as an InputError naming the file and line or record; with `skip_bad` a bad record is
-skipped and reported as a warning instead, while a bad file (missing, empty, binary,
-undecodable, a named pipe or device) always fails. In a folder, what cannot be read safely (a
-link leading out of it, a pipe, a name that is not UTF-8) is skipped with a warning.
+JSONL and CSV, ingest.bibliography BibTeX and RIS). Knows file formats and nothing of vectors,
+ids or the store. Every problem is raised as an InputError naming the file and line or record;
+with `skip_bad` a bad record is skipped and reported as a warning instead, while a bad file
+(missing, empty, binary, undecodable, a named pipe or device) always fails. In a folder, what
+cannot be read safely (a link leading out of it, a pipe, a name that is not UTF-8) is skipped
+with a warning.
 """
 
 from __future__ import annotations
@@ -19,16 +20,26 @@ from pathlib import Path
 from bot.errors import BadRecordError, FormatError, MissingPathError
 from bot.text.clean import clean, escaped
 from bot.types import Source
-from ingest.decoding import decode, split_lines
+from ingest.bibliography import read_bib, read_ris
+from ingest.decoding import LineStream, decode, split_lines
 from ingest.records import YEAR, Limits, RawRecord, check_length, cut
-from ingest.structured import read_csv, read_json, read_jsonl
+from ingest.structured import Say, read_csv, read_json, read_jsonl
+from ingest.where import RecordFilter, keep_records
 
 __all__ = ["SUFFIXES", "Limits", "RawRecord", "ReadResult", "read_file", "read_paths"]
 
-SUFFIXES = {".txt": "text", ".md": "text", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+SUFFIXES = {
+    ".txt": "text",
+    ".md": "text",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".bib": "bib",
+    ".ris": "ris",
+}
 # Read only when named: in a folder, a .json file is more often settings than abstracts.
 NAMED_ONLY = {".json": "json"}
-FORMATS = ", ".join([*SUFFIXES, *NAMED_ONLY])  # e.g. ".txt, .md, .jsonl, .ndjson, .csv, .json"
+FORMATS = ", ".join([*SUFFIXES, *NAMED_ONLY])  # e.g. ".txt, .md, .jsonl, .ndjson, .csv, .bib, .ris, .json"
 _NOT_ABSTRACTS = {"readme.md", "license.md", "changelog.md"}
 # A header paragraph is one short line with no sentence-ending punctuation.
 _HEADER_MAX_WORDS = 14
@@ -53,12 +64,15 @@ def read_paths(
     skip_bad: bool = False,
     limits: Limits | None = None,
     follow_symlinks: bool = False,
+    where: RecordFilter | None = None,
+    say: Say | None = None,
 ) -> ReadResult:
-    """Every record in `paths` (files or folders); raises InputError on the first bad input.
+    """Every record in `paths` (files or folders) that `where` keeps; raises InputError on the first bad input.
 
     `limits` bound an abstract's length (see Limits). In a folder, a link to a file or folder
     outside it is skipped with a warning unless `follow_symlinks`; a named pipe, device or socket
-    is skipped with a warning, and refused when named.
+    is skipped with a warning, and refused when named. `say` takes lines of progress while a large
+    JSON-lines file is read.
     """
     result = ReadResult()
     for path in paths:
@@ -74,7 +88,7 @@ def read_paths(
             raise FormatError(f"{path}: no {', '.join(SUFFIXES)} files inside{why}; point ingest at abstract files")
         for file in files:
             result.files.append(file.resolve())
-            result.records.extend(read_file(file, encoding, skip_bad, result.warnings, limits))
+            result.records.extend(read_file(file, encoding, skip_bad, result.warnings, limits, where, say))
     return result
 
 
@@ -153,27 +167,36 @@ def read_file(
     skip_bad: bool = False,
     warnings: list[str] | None = None,
     limits: Limits | None = None,
+    where: RecordFilter | None = None,
+    say: Say | None = None,
 ) -> list[RawRecord]:
-    """The records of one file, by its suffix; raises FormatError for a suffix paperbot does not read
-    and for what is not a regular file (a named pipe would block the read)."""
+    """The records of one file that `where` keeps, by its suffix; raises FormatError for a suffix
+    paperbot does not read and for what is not a regular file (a named pipe would block the read)."""
     limits = limits or Limits()
+    left_out = where.left_out if where is not None else 0
     why = _unreadable(file)
     if why:
         raise FormatError(f"{escaped(str(file))}: {why}; paperbot reads files of abstracts ({FORMATS})")
     kind = _kind(file)
     sink = warnings if warnings is not None else []
-    text = decode(file, encoding, FORMATS, sink)
-    if not text.strip():
+    # JSON lines are read as a stream, a line at a time: a 4 GB arXiv snapshot is never held as text.
+    text = "" if kind == "jsonl" else decode(file, encoding, FORMATS, sink)
+    if kind != "jsonl" and not text.strip():
         raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
     if kind == "jsonl":
-        records = list(read_jsonl(file, text, skip_bad, sink, limits))
+        lines = LineStream(file, encoding, FORMATS, sink)
+        records = list(read_jsonl(file, lines, skip_bad, sink, limits, where, say))
     elif kind == "json":
-        records = list(read_json(file, text, skip_bad, sink, limits))
+        records = list(read_json(file, text, skip_bad, sink, limits, where))
     elif kind == "csv":
-        records = list(read_csv(file, text, skip_bad, sink, limits))
+        records = list(read_csv(file, text, skip_bad, sink, limits, where))
+    elif kind == "bib":
+        records = keep_records(read_bib(file, text, skip_bad, sink, limits), where)
+    elif kind == "ris":
+        records = keep_records(read_ris(file, text, skip_bad, sink, limits), where)
     else:
-        records = list(_read_text(file, text, skip_bad, sink, limits))
-    if not records:
+        records = keep_records(_read_text(file, text, skip_bad, sink, limits), where)
+    if not records and (where is None or where.left_out == left_out):  # none left out: none there
         raise FormatError(f"{file}: no abstracts found; {_format_hint(kind)}")
     return records
 
@@ -194,18 +217,21 @@ def _kind(file: Path) -> str:
 
 _CONVERT = (
     "save the abstracts as .txt (one per paragraph), .jsonl (one JSON object per line) or .csv "
-    "(a table with an 'abstract' column)"
+    "(a table with an 'abstract' column), or export them from a reference manager as .bib or .ris"
 )
 _RENAME = {
     "": "add the suffix of its format: .txt for one abstract per paragraph, .jsonl for one JSON "
     "object per line, .csv for a table",
     ".tsv": "rename it to .csv: tab-separated columns are read too",
+    ".bibtex": "rename it to .bib",
 }
 
 
 def _format_hint(kind: str) -> str:
     if kind == "text":
         return "put one abstract per paragraph, paragraphs separated by a blank line"
+    if kind in ("bib", "ris"):
+        return "each entry needs an abstract"
     return "each record needs an 'abstract' or 'text' field"
 
 

@@ -51,6 +51,8 @@ class RawRecord:
     year: int | None = None
     venue: str | None = None
     url: str | None = None
+    doi: str | None = None
+    keywords: tuple[str, ...] = ()
 
 
 class Notes:
@@ -137,7 +139,25 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
         year=field("year", _year, "a year"),
         venue=field("venue", _text, "text"),
         url=field("url", _text, "text"),
+        doi=field("doi", doi_of, "a DOI like 10.1145/3580305.3599256"),
+        keywords=field("keywords", keywords_of, "a list of keywords or 'a; b'") or (),
     )
+
+
+def peek(obj: dict[str, Any], name: str) -> Any:
+    """Field `name` of a flat record as from_mapping would store it, read without notes: what
+    `ingest --where` matches before a record is read whole; None or () when missing or unreadable.
+
+    `name` is a RawRecord field, or "text" for the abstract.
+    Example: peek({"year": "2023-05-01"}, "year") -> 2023; peek({"keywords": "a; b"}, "keywords") -> ('a', 'b')
+    """
+    if name == "text":
+        return next((obj[f].strip() for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str) and obj[f].strip()), None)
+    value = obj.get(name)
+    if _missing(value):
+        return () if name in _LISTS else None
+    read = _PEEK[name]
+    return read(value) or (() if name in _LISTS else None)
 
 
 def cut(text: str, most: int) -> str:
@@ -203,7 +223,7 @@ def _text(value: Any) -> str | None:
     return None
 
 
-def _authors(value: Any, where: str, notes: Notes) -> tuple[str, ...] | None:
+def _authors(value: Any, where: str, notes: Notes | None) -> tuple[str, ...] | None:
     """Names from a list (of names, or of {"name": ...} objects) or a string.
 
     Example: _authors("Ada Lovelace; Alan Turing", ...) -> ('Ada Lovelace', 'Alan Turing')
@@ -211,7 +231,7 @@ def _authors(value: Any, where: str, notes: Notes) -> tuple[str, ...] | None:
     if isinstance(value, list):
         names = [_author_name(a) for a in value]
         bad = [a for a, name in zip(value, names, strict=True) if name is None and not _missing(a)]
-        if bad:
+        if bad and notes is not None:
             notes.add(Notes.LEFT_OUT, f"{where}: 'authors' holds {_show(bad[0])}, not a name; stored without it")
         return tuple(name for name in names if name)
     if isinstance(value, str):
@@ -229,9 +249,51 @@ def _author_name(author: Any) -> str | None:
     return author.strip() or None if isinstance(author, str) else None
 
 
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.|www\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+
+
+def doi_of(value: Any) -> str | None:
+    """A DOI in lower case without a resolver prefix, or None for what is not one; of several
+    (the arXiv snapshot separates them by spaces), the first.
+
+    Example: doi_of("https://doi.org/10.48550/arXiv.1706.03762") -> '10.48550/arxiv.1706.03762'
+    """
+    if not isinstance(value, str):
+        return None
+    first = next(iter(_DOI_PREFIX.sub("", value.strip()).split()), "")
+    return first.lower() if _DOI.fullmatch(first) else None
+
+
+def keywords_of(value: Any) -> tuple[str, ...] | None:
+    """Keywords from a list of strings or one string split at ';' (or, without one, at ',').
+
+    Example: keywords_of("causal inference; bandits") -> ('causal inference', 'bandits'); keywords_of(7) -> None
+    """
+    if isinstance(value, str):
+        parts = value.split(";") if ";" in value else value.split(",")
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        parts = value
+    else:
+        return None
+    return tuple(dict.fromkeys(" ".join(p.split()) for p in parts if p.strip()))
+
+
 def _year(value: Any) -> int | None:
     """A year 1950-2099 in a number or a string. Example: _year("2019-05-01") -> 2019; _year(True) -> None"""
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     match = YEAR.search(str(value))
     return int(match.group(1)) if match else None
+
+
+_LISTS = {"authors", "keywords"}
+_PEEK: dict[str, Callable[[Any], Any]] = {
+    "title": _text,
+    "venue": _text,
+    "url": _text,
+    "year": _year,
+    "doi": doi_of,
+    "keywords": keywords_of,
+    "authors": partial(_authors, where="", notes=None),
+}

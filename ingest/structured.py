@@ -1,7 +1,10 @@
 """Read structured abstract files, JSON lines, JSON arrays and CSV, into raw records.
 
-Knows these formats; what a record's fields mean is ingest.records' job. A bad record
-raises BadRecordError, or with `skip_bad` becomes a warning; a bad file raises FormatError.
+Knows these formats; what a record's fields mean is ingest.records' job, and the arXiv, OpenReview
+and Semantic Scholar shapes ingest.shapes'. JSON lines are read as a stream, a line at a time, and
+`where` (`ingest --where`) leaves records out as they are read, so a 4 GB snapshot never sits in
+memory. A bad record raises BadRecordError, or with `skip_bad` becomes a warning; a record of a
+known shape without an abstract is skipped and counted in one warning; a bad file raises FormatError.
 """
 
 from __future__ import annotations
@@ -10,22 +13,45 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from bot.errors import BadRecordError, FormatError
 from bot.text import jsonl
-from ingest.decoding import split_lines
-from ingest.records import ABSTRACT_FIELDS, Limits, Notes, RawRecord, from_mapping
+from ingest import shapes
+from ingest.decoding import LineStream, split_lines
+from ingest.records import ABSTRACT_FIELDS, Limits, Notes, RawRecord, from_mapping, peek
+from ingest.where import RecordFilter
+
+Say = Callable[[str], None]  # where a line of reading progress goes (the CLI: stderr)
+# A file that takes longer than this to read says how far it got, this often (a 4 GB snapshot: a
+# minute or two); a file read faster says nothing.
+PROGRESS_EVERY = 10.0
 
 
-def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
-    """The records of a JSON-lines file, one object per line (see from_mapping for `limits`)."""
-    notes = Notes(file)
-    for line_no, line in enumerate(split_lines(text), start=1):
+def read_jsonl(
+    file: Path,
+    lines: LineStream,
+    skip_bad: bool,
+    warnings: list[str],
+    limits: Limits,
+    where: RecordFilter | None = None,
+    say: Say | None = None,
+) -> Iterator[RawRecord]:
+    """The records of a JSON-lines file, one object per line, read from `lines` as they come (see
+    from_mapping for `limits`); raises FormatError for a file with nothing but blank lines."""
+    reader = _Objects(file, warnings, limits, where)
+    progress = _Progress(file, lines, say)
+    blank = True
+    line_no = 0
+    for line_no, line in lines:
+        progress.tick(line_no, reader.kept)
         if not line.strip():
             continue
+        blank = False
         try:
             try:
                 obj = jsonl.loads(line)
@@ -37,32 +63,122 @@ def read_jsonl(file: Path, text: str, skip_bad: bool, warnings: list[str], limit
                     f"expected a JSON object, got {type(obj).__name__}",
                     'write one object per line like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, f"{file} line {line_no}", line_no, notes, limits)
+            record = reader.read(obj, f"{file} line {line_no}", line_no)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
-    warnings.extend(notes.lines())
+            continue
+        if record is not None:
+            yield record
+    if blank:
+        raise FormatError(f"{file}: the file is empty; add abstracts or remove it from the list")
+    progress.done(line_no, reader.kept)
+    reader.finish()
 
 
-def read_json(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
-    """The records of a .json file holding an array of objects, like [{"abstract": "..."}]."""
-    notes = Notes(file)
+class _Objects:
+    """One file's JSON objects made records: its shape recognised, `where` applied, its notes kept,
+    and the records of a known shape that have no abstract counted."""
+
+    SHOWN = 3
+
+    def __init__(self, file: Path, warnings: list[str], limits: Limits, where: RecordFilter | None) -> None:
+        self.file, self.warnings, self.limits, self.where = file, warnings, limits, where
+        self.notes = Notes(file)
+        self.kept = 0
+        self._missing: dict[str, list[str]] = {}  # shape -> the first few ids (or lines) without an abstract
+        self._missing_count: dict[str, int] = {}
+
+    def read(self, obj: dict[str, Any], at: str, number: int) -> RawRecord | None:
+        """The record of `obj` (found `at` "FILE line N"), or None when the filter leaves it out or it is
+        of a known shape and has no abstract (S2 dumps are full of those); raises BadRecordError as
+        from_mapping does."""
+        flat, shape = shapes.flatten(obj)
+        if self.where is not None and not self.where.keeps(partial(peek, flat)):
+            return None
+        if shape != shapes.FLAT and peek(flat, "text") is None:
+            count = self._missing_count[shape] = self._missing_count.get(shape, 0) + 1
+            if count <= self.SHOWN:
+                ident = flat.get("id")
+                self._missing.setdefault(shape, []).append(
+                    str(ident) if ident not in (None, "") else at.removeprefix(f"{self.file} ")
+                )
+            return None
+        record = from_mapping(flat, self.file, at, number, self.notes, self.limits)
+        self.kept += 1
+        return record
+
+    def finish(self) -> None:
+        """Say what was noted, and how many records of each shape had no abstract."""
+        self.warnings.extend(self.notes.lines())
+        for shape, count in self._missing_count.items():
+            shown = ", ".join(self._missing[shape])
+            more = f" and {count - self.SHOWN:,} more" if count > self.SHOWN else ""
+            records = "record" if count == 1 else "records"
+            self.warnings.append(
+                f"{self.file}: skipped {count:,} {shape} {records} without an abstract ({shown}{more})"
+            )
+
+
+class _Progress:
+    """Lines like 'reading arxiv.jsonl: 1,200,000 lines, 43% of 4.0 GB, 12,345 kept, 52,000 lines/s'
+    every PROGRESS_EVERY seconds while a file is read, and one when it is done if any was said."""
+
+    def __init__(self, file: Path, lines: LineStream, say: Say | None, clock: Callable[[], float] = time.monotonic):
+        self.file, self.lines, self.say, self.clock = file, lines, say, clock
+        self.started = self.last = clock()
+        self.said = False
+
+    def tick(self, line_no: int, kept: int) -> None:
+        if self.say is None or line_no % 1024:  # the clock is read once in 1,024 lines
+            return
+        now = self.clock()
+        if now - self.last < PROGRESS_EVERY:
+            return
+        self.last, self.said = now, True
+        share = self.lines.position / self.lines.size if self.lines.size else 1.0
+        rate = line_no / max(now - self.started, 1e-9)
+        self.say(
+            f"reading {self.file.name}: {line_no:,} lines, {share:.0%} of {_size(self.lines.size)}, "
+            f"{kept:,} kept, {rate:,.0f} lines/s"
+        )
+
+    def done(self, line_no: int, kept: int) -> None:
+        if self.say is not None and self.said:
+            seconds = self.clock() - self.started
+            self.say(f"read {self.file.name}: {line_no:,} lines in {seconds:,.0f} s, {kept:,} kept")
+
+
+def _size(size: int) -> str:
+    """Example: _size(4_000_000_000) -> '4.0 GB'; _size(52_000) -> '0.1 MB'"""
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
+
+
+def read_json(
+    file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits, where: RecordFilter | None = None
+) -> Iterator[RawRecord]:
+    """The records of a .json file holding an array of objects, like [{"abstract": "..."}], that
+    `where` keeps (the whole array is read: a file this large is written as JSON lines)."""
+    reader = _Objects(file, warnings, limits, where)
     for record, (line_no, obj) in enumerate(_array_items(file, text), start=1):
-        where = f"{file} record {record} (line {line_no})"
+        at = f"{file} record {record} (line {line_no})"
         try:
             if not isinstance(obj, dict):
                 raise BadRecordError(
-                    where,
+                    at,
                     f"expected a JSON object, got {type(obj).__name__}",
                     'make each item of the array an object like {"abstract": "..."}',
                 )
-            yield from_mapping(obj, file, where, record, notes, limits)
+            kept = reader.read(obj, at, record)
         except BadRecordError as exc:
             if not skip_bad:
                 raise
             warnings.append(exc.skipped)
-    warnings.extend(notes.lines())
+            continue
+        if kept is not None:
+            yield kept
+    reader.finish()
 
 
 _SPACE = re.compile(r"\s*")
@@ -143,8 +259,10 @@ def _is_json_lines(text: str) -> bool:
         return False
 
 
-def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits) -> Iterator[RawRecord]:
-    """The records of a CSV file with a header row naming an 'abstract' or 'text' column."""
+def read_csv(
+    file: Path, text: str, skip_bad: bool, warnings: list[str], limits: Limits, where: RecordFilter | None = None
+) -> Iterator[RawRecord]:
+    """The records of a CSV file with a header row naming an 'abstract' or 'text' column, that `where` keeps."""
     delimiter = _sniff_delimiter(text)
     # Strict: an unclosed quote fails instead of swallowing the rest of the file into one field.
     reader = csv.reader(io.StringIO(text, newline=""), dialect=csv.excel, delimiter=delimiter, strict=True)
@@ -162,11 +280,13 @@ def read_csv(file: Path, text: str, skip_bad: bool, warnings: list[str], limits:
         if not row:
             continue
         number += 1
-        where = f"{file} line {line_no}"  # the physical line the row ends on (quoted fields may span lines)
+        at = f"{file} line {line_no}"  # the physical line the row ends on (quoted fields may span lines)
         try:
-            _check_width(row, len(columns), delimiter, where)
+            _check_width(row, len(columns), delimiter, at)
             fields = {c: v for c, v in zip(columns, row, strict=False) if c}
-            yield from_mapping(fields, file, where, number, notes, limits)
+            if where is not None and not where.keeps(partial(peek, fields)):
+                continue
+            yield from_mapping(fields, file, at, number, notes, limits)
         except BadRecordError as exc:
             if not skip_bad:
                 raise

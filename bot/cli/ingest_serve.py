@@ -6,6 +6,7 @@ work itself is reached through bot.cli.wiring.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -26,6 +27,14 @@ from bot.cli.output import print_json, print_warnings
     is_flag=True,
     help="in a folder, also read links to files and folders outside it (skipped with a warning otherwise)",
 )
+@click.option(
+    "--where",
+    "where",
+    multiple=True,
+    metavar="EXPR",
+    help="keep only records that meet EXPR, e.g. 'categories~cs.LG' (contains), 'year>=2023', "
+    "'venue=ICLR 2024' (equals); repeat it: all must hold",
+)
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -36,6 +45,7 @@ def ingest(
     skip_bad: bool,
     encoding: str,
     follow_symlinks: bool,
+    where: tuple[str, ...],
 ) -> int:
     """Add abstract files (.txt, .md, .jsonl, .json, .csv) and folders to the store; unchanged
     papers are skipped, so running it again is cheap."""
@@ -43,6 +53,10 @@ def ingest(
     from bot.render.text import ingest_line
 
     options = parsing.given(ctx)
+    try:
+        wiring.check_where(where)  # before anything is opened or read
+    except ValueError as exc:
+        raise click.UsageError(str(exc), ctx) from exc
     app = wiring.open_app(wiring.load_settings(options.store, options.chroma_url))
     report = wiring.ingest(
         app,
@@ -52,6 +66,8 @@ def ingest(
         skip_bad=skip_bad,
         encoding=encoding,
         follow_symlinks=follow_symlinks,
+        where=where,
+        say=lambda line: print(line, file=sys.stderr, flush=True),
     )
     print_warnings(report.warnings)
     if as_json:

@@ -10,7 +10,7 @@ nothing and parses no arguments.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,10 +82,14 @@ def ingest(
     encoding: str = "utf-8",
     progress: Progress | None = None,
     follow_symlinks: bool = False,
+    where: Sequence[str] = (),
+    say: Callable[[str], None] | None = None,
 ) -> IngestReport:
     """Add `paths` (None: the bundled seeds) to the app's store; progress on stderr unless `progress` is given.
 
-    The CLI is the only part of bot that imports ingest: the app and the UI never do.
+    Only the records meeting every `where` expression are kept (check them first with `check_where`);
+    `say` takes lines of progress while a large JSON-lines file is read. The CLI is the only part of
+    bot that imports ingest: the app and the UI never do.
     """
     from bot.progress import reporter
     from ingest import pipeline
@@ -101,7 +105,20 @@ def ingest(
         encoding=encoding,
         progress=progress or reporter(),
         follow_symlinks=follow_symlinks,
+        where=pipeline.RecordFilter(where) if where else None,
+        say=say,
     )
+
+
+def check_where(expressions: Sequence[str]) -> None:
+    """Raise ValueError, saying what is wrong and which fields there are, for the first `ingest --where`
+    expression that cannot be read.
+
+    Example: check_where(["yaer>=2023"]) -> ValueError("--where 'yaer>=2023': no field 'yaer'; the fields are ...")
+    """
+    from ingest import pipeline
+
+    pipeline.RecordFilter(expressions)
 
 
 def open_eval_app(settings: Settings, store: Path) -> App:

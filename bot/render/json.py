@@ -81,6 +81,8 @@ def ingest_json(report: IngestReport) -> dict[str, Any]:
         "updated": report.updated,
         "removed": report.removed,
         "unchanged": report.unchanged,
+        "merged": report.merged,
+        "filtered_out": report.filtered_out,
         "seconds": report.seconds,
     }
 

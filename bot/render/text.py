@@ -28,7 +28,10 @@ def ingest_line(report: IngestReport) -> str:
     """Example: '53 papers: 53 added, 0 updated, 0 removed, 0 unchanged (41.2 s)'"""
     return (
         f"{plural(report.papers)}: {report.added} added, {report.updated} updated, "
-        f"{report.removed} removed, {report.unchanged} unchanged ({report.seconds:.1f} s)"
+        f"{report.removed} removed, {report.unchanged} unchanged"
+        + (f", {report.merged} merged into papers they are versions of" if report.merged else "")
+        + (f", {report.filtered_out:,} left out by --where" if report.filtered_out else "")
+        + f" ({report.seconds:.1f} s)"
     )
 
 

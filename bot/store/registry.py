@@ -46,6 +46,8 @@ def to_record(paper: Paper) -> dict[str, str]:
         "year": paper.year,
         "venue": paper.venue,
         "url": paper.url,
+        "doi": paper.doi,
+        "keywords": list(paper.keywords),
         "sources": [s.to_dict() for s in paper.sources],
     }
     return {"content_hash": paper.content_hash, "label": paper.label, "data": json.dumps(data, ensure_ascii=False)}
@@ -66,6 +68,8 @@ def from_record(paper_id: str, record: dict[str, Any]) -> Paper:
         year=data.get("year"),
         venue=data.get("venue"),
         url=data.get("url"),
+        doi=data.get("doi"),
+        keywords=tuple(data.get("keywords") or ()),
     )
 
 

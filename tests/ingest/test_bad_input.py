@@ -42,7 +42,10 @@ BAD_INPUTS = [
     Bad(
         "binary.txt",
         FormatError,
-        ("{path}: looks like a binary file (NUL byte at offset 5)", "(.txt, .md, .jsonl, .ndjson, .csv, .json)"),
+        (
+            "{path}: looks like a binary file (NUL byte at offset 5)",
+            "(.txt, .md, .jsonl, .ndjson, .csv, .bib, .ris, .json)",
+        ),
         _write_bytes(b"%PDF-\x00\x01\x02 abstract"),
     ),
     Bad(
@@ -209,4 +212,5 @@ def test_folder_without_abstract_files_is_an_error(
     (folder / "paper.pdf").write_bytes(b"%PDF")
     run = run_cli("ingest", folder, "--store", small_store.store)
     assert run.code == 2
-    assert run.err.startswith(f"paperbot: error: {folder}: no .txt, .md, .jsonl, .ndjson, .csv files inside")
+    formats = ".txt, .md, .jsonl, .ndjson, .csv, .bib, .ris"
+    assert run.err.startswith(f"paperbot: error: {folder}: no {formats} files inside")

@@ -60,7 +60,15 @@ def test_deleted_file_is_pruned_only_with_prune(
     pruned = run_cli("ingest", two_files["folder"], "--prune", "--json", *store)
     assert (pruned.code, pruned.messages) == (0, "")
     counts = {k: v for k, v in pruned.json().items() if k != "seconds"}
-    assert counts == {"papers": 2, "added": 0, "updated": 0, "removed": 1, "unchanged": 2}
+    assert counts == {
+        "papers": 2,
+        "added": 0,
+        "updated": 0,
+        "removed": 1,
+        "unchanged": 2,
+        "merged": 0,
+        "filtered_out": 0,
+    }
     papers = _papers(settings)
     assert set(papers) == {two_files["calspi"], two_files["other"]}
     # Cal-SPI was also in b.txt: kept, with only the source that still exists.

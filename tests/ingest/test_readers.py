@@ -168,7 +168,7 @@ def test_missing_path_names_it(tmp_path: Path) -> None:
 
 def test_empty_folder_says_what_it_needs(tmp_path: Path) -> None:
     (tmp_path / "notes.pdf").write_bytes(b"x")
-    with pytest.raises(FormatError, match=r"no \.txt, \.md, \.jsonl, \.ndjson, \.csv files inside"):
+    with pytest.raises(FormatError, match=r"no \.txt, \.md, \.jsonl, \.ndjson, \.csv, \.bib, \.ris files inside"):
         read_paths([tmp_path])
 
 
@@ -251,7 +251,7 @@ def test_a_file_of_another_format_fails_instead_of_becoming_one_paper(tmp_path: 
         read_file(path)
     message = str(info.value)
     assert message.startswith(f"{path}: ")
-    assert "paperbot reads (.txt, .md, .jsonl, .ndjson, .csv, or .json holding an array)" in message
+    assert "paperbot reads (.txt, .md, .jsonl, .ndjson, .csv, .bib, .ris, or .json holding an array)" in message
     assert hint in message
 
 

@@ -14,7 +14,7 @@ from bot.types import IngestReport, Paper
 
 pytestmark = pytest.mark.slow
 
-REPORT_KEYS = {"papers", "added", "updated", "removed", "unchanged", "seconds"}
+REPORT_KEYS = {"papers", "added", "updated", "removed", "unchanged", "merged", "filtered_out", "seconds"}
 
 
 def _by_text(bot: Paperbot) -> dict[str, Paper]:
@@ -116,6 +116,8 @@ def test_second_ingest_embeds_nothing(
         "updated": 0,
         "removed": 0,
         "unchanged": 53,
+        "merged": 0,
+        "filtered_out": 0,
     }
     assert isinstance(report["seconds"], float) and report["seconds"] >= 0
     after = snapshot(store_copy)

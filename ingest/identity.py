@@ -1,0 +1,143 @@
+"""When two abstracts are one paper: the same DOI or arXiv id, the same text once rendered, or the
+same title with a near-identical abstract (an arXiv v1 and v2, a Zotero copy with LaTeX accents);
+and how their versions combine into one paper.
+
+Decides identity and combines papers; knows nothing of files, the store or what an ingest writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from difflib import SequenceMatcher
+
+from bot.text.normalise import content_hash, normalised, paper_id
+from bot.types import Paper, Source
+
+# New-style ids (2301.01234; a version suffix dropped) and old-style ones (hep-th/9901001).
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+_ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/" + _ARXIV_ID, re.IGNORECASE)
+_ARXIV_OWN = re.compile(r"(?:arxiv:\s*)?" + _ARXIV_ID, re.IGNORECASE)
+# Same title, abstracts this alike (matching words in order, 0-1): one revised sentence in seven
+# leaves about 0.85, a different paper under a generic title well under 0.5.
+NEAR_IDENTICAL = 0.75
+_METADATA = ("title", "authors", "year", "venue", "url", "doi", "keywords")
+
+
+def arxiv_id(paper: Paper) -> str | None:
+    """The paper's arXiv id, version dropped: from its DOI, an arxiv.org URL, or a source's id that
+    is one (the snapshot's `id`, "arXiv:2301.01234").
+
+    Example: a paper with url 'https://arxiv.org/abs/2301.01234v2' -> '2301.01234'
+    """
+    doi = paper.doi or ""
+    if doi.startswith("10.48550/arxiv."):
+        return doi.removeprefix("10.48550/arxiv.")
+    found = _ARXIV_URL.search(paper.url or "")
+    if found:
+        return found.group(1).lower()
+    for source in paper.sources:
+        own = _ARXIV_OWN.fullmatch((source.source_id or "").strip())
+        if own:
+            return own.group(1).lower()
+    return None
+
+
+def strong_keys(paper: Paper) -> Iterator[str]:
+    """Keys two versions of a paper share whatever their text: DOI, arXiv id, and the text's id
+    (as read and as rendered, so a BibTeX export of the rendered abstract finds its paper)."""
+    yield f"id:{paper.paper_id}"
+    yield f"id:{paper_id(paper.text)}"
+    yield f"id:{paper_id(paper.display)}"
+    if paper.doi:
+        yield f"doi:{paper.doi}"
+    found = arxiv_id(paper)
+    if found:
+        yield f"arxiv:{found}"
+
+
+def title_key(paper: Paper) -> str | None:
+    """Titles compared without case, accents' forms, punctuation or spacing."""
+    if not paper.title:
+        return None
+    words = re.findall(r"\w+", normalised(paper.title))
+    return "title:" + " ".join(words) if words else None
+
+
+def near_identical(a: Paper, b: Paper) -> bool:
+    """Whether two abstracts are versions of one text (their rendered words, in order)."""
+    left, right = normalised(a.display).split(), normalised(b.display).split()
+    return SequenceMatcher(None, left, right, autojunk=False).ratio() >= NEAR_IDENTICAL
+
+
+def same_paper(a: Paper, b: Paper) -> bool:
+    """Example: the arXiv v1 and the Zotero copy of one paper (same title, one sentence revised) -> True"""
+    if set(strong_keys(a)) & set(strong_keys(b)):
+        return True
+    key = title_key(a)
+    return key is not None and key == title_key(b) and near_identical(a, b)
+
+
+class Index:
+    """Papers looked up by identity: each key names the papers holding it.
+
+    Example: Index(stored).match(paper) -> the stored paper it is a version of, or None
+    """
+
+    def __init__(self, papers: Iterable[Paper] = ()) -> None:
+        self._by_key: dict[str, list[str]] = {}
+        self._papers: dict[str, Paper] = {}
+        for paper in papers:
+            self.add(paper)
+
+    def add(self, paper: Paper) -> None:
+        self._papers[paper.paper_id] = paper
+        for key in (*strong_keys(paper), title_key(paper)):
+            if key:
+                self._by_key.setdefault(key, []).append(paper.paper_id)
+
+    def match(self, paper: Paper) -> Paper | None:
+        """The first indexed paper `paper` is a version of."""
+        for key in strong_keys(paper):
+            for pid in self._by_key.get(key, ()):
+                return self._papers[pid]
+        title = title_key(paper)
+        for pid in self._by_key.get(title, ()) if title else ():
+            if near_identical(self._papers[pid], paper):
+                return self._papers[pid]
+        return None
+
+
+def combine(versions: list[Paper], keep_id: str | None = None) -> Paper:
+    """One paper from versions of it, oldest read first: every source, the newest abstract (latest
+    year, then the last read), each field from the version with the most metadata that has it, the
+    first label. Its id is `keep_id` (a stored paper's, so reading lists keep it) or the newest
+    text's."""
+    # A version that only renders an earlier one's text (a paperbot export read back) is not newer.
+    seen: set[str] = set()
+    texts = []
+    for order, version in enumerate(versions):
+        rendered = normalised(version.display)
+        if rendered not in seen:
+            seen.add(rendered)
+            texts.append((version.year or 0, order, version))
+    newest = max(texts, key=lambda t: (t[0], t[1]))[2]
+    richest = sorted(versions, key=_filled, reverse=True)
+    fields = {name: next((v for p in richest if (v := getattr(p, name))), getattr(newest, name)) for name in _METADATA}
+    sources: dict[tuple[str, str], Source] = {}
+    for version in versions:
+        for source in version.sources:
+            sources.setdefault(source.slot(), source)
+    merged = replace(
+        newest,
+        paper_id=keep_id or paper_id(newest.text),
+        label=next((p.label for p in versions if p.label), ""),
+        sources=tuple(sources.values()),
+        **fields,
+    )
+    return replace(merged, content_hash=content_hash(normalised(merged.text), merged.title))
+
+
+def _filled(paper: Paper) -> int:
+    return sum(1 for name in _METADATA if getattr(paper, name))

@@ -1,0 +1,150 @@
+"""One paper, many sources (issue 19): versions of a paper found by DOI, arXiv id, rendered text or
+title with a near-identical abstract, combined with every source, the richest metadata and the
+newest abstract; in one read, and against what a store already holds, through the real ingest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import Paperbot
+from bot.settings import Settings
+from bot.types import Source
+from ingest.identity import arxiv_id, same_paper
+from ingest.plan import align, group_records
+from ingest.records import RawRecord, doi_of
+
+V1 = (
+    "We study sparse mixtures of experts for long-context language modelling. Routing tokens by "
+    "their position in the document lets each expert specialise on a span of the context. On three "
+    "long-document benchmarks the routed model matches a dense baseline with a quarter of the compute."
+)
+# arXiv v2: the last sentence revised, a sentence added.
+V2 = V1.replace("a quarter of the compute", "a fifth of the compute and half the memory") + (
+    " We release the code and the trained routers."
+)
+OTHER = (
+    "Graph neural networks over-smooth as they grow deeper. We add a residual gate that keeps each "
+    "node's own features, and train 64-layer networks without loss of accuracy on citation graphs."
+)
+
+
+def _record(text: str, n: int, file: str = "a.jsonl", **fields: Any) -> RawRecord:
+    return RawRecord(text=text, source=Source(file=file, record=n, source_id=fields.pop("source_id", None)), **fields)
+
+
+def test_doi_and_arxiv_ids_are_read_in_one_form() -> None:
+    assert doi_of("https://doi.org/10.1145/ABC.123") == "10.1145/abc.123"
+    assert doi_of("doi: 10.5555/x") == "10.5555/x"
+    assert doi_of("10.1145/x 10.5555/y") == "10.1145/x"  # the arXiv snapshot lists several
+    assert doi_of("not a doi") is None
+    (paper,) = group_records([_record(V1, 1, url="https://arxiv.org/abs/2301.01234v2")])[0].values()
+    assert arxiv_id(paper) == "2301.01234"
+    (old,) = group_records([_record(V1, 1, source_id="hep-th/9901001v3")])[0].values()
+    assert arxiv_id(old) == "hep-th/9901001"
+
+
+def test_versions_in_one_read_become_one_paper_with_every_source() -> None:
+    records = [
+        _record(V1, 1, title="Routed Experts for Long Context", year=2023, source_id="2301.01234"),
+        _record(OTHER, 2, title="Deep Gated GNNs", year=2024),
+        # The Zotero copy: same title in other case and punctuation, newer abstract, richer metadata.
+        _record(
+            V2,
+            1,
+            file="zotero.bib",
+            title="Routed experts for long context!",
+            year=2024,
+            authors=("Ada Lovelace", "Alan Turing"),
+            venue="ICLR 2024",
+            doi="10.5555/routed",
+            source_id="lovelace2024",
+        ),
+    ]
+    papers, merged = group_records(records)
+    assert merged == 1 and len(papers) == 2
+    routed = next(p for p in papers.values() if p.doi)
+    assert routed.text == V2  # the newest abstract (2024 over 2023)
+    assert routed.authors == ("Ada Lovelace", "Alan Turing") and routed.venue == "ICLR 2024"
+    assert [s.source_id for s in routed.sources] == ["2301.01234", "lovelace2024"]
+    assert routed.paper_id != next(p for p in papers.values() if not p.doi).paper_id
+
+
+def test_a_shared_title_with_a_different_abstract_is_two_papers() -> None:
+    records = [_record(V1, 1, title="Introduction"), _record(OTHER, 2, title="Introduction")]
+    papers, merged = group_records(records)
+    assert (len(papers), merged) == (2, 0)
+    assert not same_paper(*papers.values())
+
+
+def test_exact_duplicates_are_not_counted_as_merged() -> None:
+    papers, merged = group_records([_record(V1, 1), _record(V1, 1, file="b.txt")])
+    assert (len(papers), merged) == (1, 0)
+    assert len(next(iter(papers.values())).sources) == 2
+
+
+def test_a_new_version_takes_the_stored_papers_id() -> None:
+    stored, _ = group_records([_record(V1, 1, title="Routed Experts for Long Context", year=2023)])
+    (old,) = stored.values()
+    found, _ = group_records([_record(V2, 1, file="new.jsonl", title="Routed Experts for Long Context", year=2024)])
+    aligned, merged = align(found, stored)
+    assert merged == 1 and list(aligned) == [old.paper_id]
+    assert aligned[old.paper_id].text == V2
+    # An older version arriving later keeps the newer stored abstract.
+    older, _ = group_records([_record(V1, 1, file="old.jsonl", title="Routed Experts for Long Context", year=2022)])
+    kept, _ = align(older, {p.paper_id: p for p in aligned.values()})
+    assert kept[old.paper_id].text == V2
+
+
+@pytest.mark.slow
+def test_ingest_merges_a_version_from_another_file_into_the_stored_paper(
+    tmp_path: Path, settings_for: Callable[..., Settings], run_cli: Callable[..., Any]
+) -> None:
+    settings = settings_for(tmp_path / "store")
+    store = ["--store", settings.store]
+    first = tmp_path / "arxiv.jsonl"
+    first.write_text(
+        json.dumps({"id": "2301.01234", "abstract": V1, "year": 2023, "url": "https://arxiv.org/abs/2301.01234v1"})
+        + "\n"
+        + json.dumps({"abstract": OTHER, "title": "Deep Gated GNNs"})
+        + "\n"
+    )
+    done = run_cli("ingest", first, "--json", *store)
+    assert (done.code, done.json()["papers"], done.json()["merged"]) == (0, 2, 0)
+    before = {p.text: p for p in Paperbot(settings).papers().values()}
+    Paperbot(settings).add_to_list("reading", [before[V1].paper_id])
+
+    second = tmp_path / "library.jsonl"
+    second.write_text(
+        json.dumps(
+            {
+                "id": "lovelace2024",
+                "abstract": V2,
+                "title": "Routed Experts for Long Context",
+                "year": 2024,
+                "authors": ["Ada Lovelace"],
+                "url": "https://arxiv.org/abs/2301.01234v2",
+            }
+        )
+        + "\n"
+    )
+    again = run_cli("ingest", second, "--json", *store)
+    counts = {k: again.json()[k] for k in ("papers", "added", "updated", "merged")}
+    assert (again.code, counts) == (0, {"papers": 2, "added": 0, "updated": 1, "merged": 1})
+    (routed,) = [p for p in Paperbot(settings).papers().values() if p.paper_id == before[V1].paper_id]
+    assert routed.text == V2 and routed.title == "Routed Experts for Long Context"
+    assert {Path(s.file).name for s in routed.sources} == {"arxiv.jsonl", "library.jsonl"}
+    listed = Paperbot(settings).reading_list("reading")
+    assert [p.paper_id for p in listed.papers] == [before[V1].paper_id] and not listed.missing
+    # Reading the same files again changes nothing.
+    third = run_cli("ingest", first, second, "--json", *store)
+    assert {k: third.json()[k] for k in ("papers", "added", "updated", "unchanged")} == {
+        "papers": 2,
+        "added": 0,
+        "updated": 0,
+        "unchanged": 2,
+    }
