@@ -404,6 +404,8 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     say("cold `paperbot search` and `paperbot --help`, each a new process...")
     cold = ["--store", str(store), "search", asked[0], "--json"]
     result["paperbot"]["cold_search_s"] = cli_seconds(cold, args.cold_runs)
+    # The same with the question embedded by sentence-transformers (torch), as before bot/encoder.py.
+    result["paperbot"]["cold_search_torch_s"] = cli_seconds(cold, args.cold_runs, PAPERBOT_EMBED__ENGINE="torch")
     result["paperbot"]["help_s"] = cli_seconds(["--help"], 5)
     result["large"] = result["users"] = None
     served, served_papers, base, reused = store, n, None, False

@@ -29,13 +29,13 @@ def paperbot_command() -> list[str]:
     return [str(script)]
 
 
-def cli_seconds(args: list[str], runs: int) -> float:
-    """Median wall seconds of `paperbot ARGS` to exit, each a new process."""
+def cli_seconds(args: list[str], runs: int, **env: str) -> float:
+    """Median wall seconds of `paperbot ARGS` to exit, each a new process, with `env` set."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
         run = subprocess.run(
-            paperbot_command() + args, cwd=REPO, env=cli_env(), capture_output=True, text=True, timeout=1800
+            paperbot_command() + args, cwd=REPO, env=cli_env(**env), capture_output=True, text=True, timeout=1800
         )
         times.append(time.perf_counter() - started)
         if run.returncode != 0:

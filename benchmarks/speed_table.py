@@ -82,6 +82,9 @@ def table(result: dict[str, Any]) -> str:
     lines += [
         f"| cold `paperbot search --json` (one process, {n} papers; median of {result['cold_runs']}) | "
         f"{bot['cold_search_s']:.2f} s | | | <= 2 s | {verdict(result, 'cold search')} |",
+        f"| the same, question embedded by sentence-transformers (`embed.engine=torch`) | "
+        f"{bot['cold_search_torch_s']:.2f} s ({bot['cold_search_torch_s'] / bot['cold_search_s']:.1f}x the numpy path) "
+        "| | | | |",
         f"| `paperbot --help` (median of 5) | {bot['help_s']:.2f} s | | | <= 0.5 s | {verdict(result, '--help')} |",
     ]
     if large:

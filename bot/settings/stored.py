@@ -64,6 +64,15 @@ class EmbedSettings(BaseModel):
         "Part of the index fingerprint: to change an existing store's precision, set it and "
         "`paperbot ingest --rebuild`.",
     )
+    engine: Literal["auto", "torch"] = Field(
+        "auto",
+        description="How questions and answer sentences are embedded. 'auto': by the model's own weights run in "
+        "numpy (bot/encoder.py) when the model is a BERT with mean pooling stored as safetensors, as the bundled "
+        "MiniLM is: the same float32 vectors to 3e-7, without importing torch, which took about 4 s of a cold "
+        "`paperbot search` and a few hundred MB of memory (docs/performance.md); other models go through "
+        "sentence-transformers. 'torch': always sentence-transformers. Ingest always uses sentence-transformers. "
+        "Not part of the index fingerprint.",
+    )
     cache_size: int = Field(
         20_000,
         ge=1,

@@ -14,14 +14,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-import chromadb
 import numpy as np
-from chromadb.api.client import SharedSystemClient
-from chromadb.config import Settings as ChromaSettings
-from chromadb.errors import ChromaError
 
 from bot.errors import FingerprintError, StoreError, StoreUnavailable
 from bot.store import failures, readonly
@@ -29,6 +25,13 @@ from bot.store.fingerprint import COLLECTION_KEY
 from bot.store.paths import StorePaths
 from bot.store.vectors import ChunkVectors
 from bot.types import Chunk
+
+if TYPE_CHECKING:
+    import chromadb
+
+# chromadb is imported when a collection is first opened, not with this module: importing it takes
+# about 0.6 s (docs/performance.md), and a search of an embedded store reads its vectors from the
+# registry's cache without asking Chroma.
 
 log = logging.getLogger(__name__)
 # Results per Chroma query call; past ~32k its SQLite runs out of variables.
@@ -50,6 +53,9 @@ class ChunkMatch:
 
 def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
     """A client of the embedded store in `path` (a store folder, or the cache folder of its copy) or of a server."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
     settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     if url is None:
         folder = StorePaths(path).chroma
@@ -372,6 +378,8 @@ class VectorStore:
 
         Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
         """
+        from chromadb.errors import ChromaError
+
         try:
             return self._read_all(page)
         except ChromaError as exc:
@@ -391,6 +399,8 @@ class VectorStore:
 
     def _reopen(self) -> None:
         if self._url is None:
+            from chromadb.api.client import SharedSystemClient
+
             SharedSystemClient.clear_system_cache()  # Chroma shares one system per folder and process
         self._client = self._collection = None
         self._opened()

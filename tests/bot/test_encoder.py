@@ -1,0 +1,71 @@
+"""MiniLM run by numpy (bot/encoder.py) gives sentence-transformers' vectors without torch: the same
+float32 vectors for questions, sentences and long abstracts, whatever their batch; models it cannot
+run go through sentence-transformers; and a cold `paperbot search` imports neither torch nor
+chromadb (issue 18)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot import encoder
+from bot.embedder import Embedder, model_path
+from bot.settings import EmbedSettings, Settings
+
+TEXTS = [
+    "What is off-policy evaluation?",
+    "x",
+    "Graph neural networks over-smooth as they grow deeper; we add a residual gate. " * 2,
+    "A long abstract, longer than the model reads: " + "tokens of a long abstract " * 120,
+    "Ünïcödé, LaTeX $\\alpha$ and **markdown** in one line.",
+]
+
+
+@pytest.fixture(scope="module")
+def numpy_and_torch() -> tuple[Embedder, Embedder]:
+    return Embedder(EmbedSettings()), Embedder(EmbedSettings(engine="torch"))
+
+
+def test_numpy_gives_the_vectors_sentence_transformers_gives(numpy_and_torch: tuple[Embedder, Embedder]) -> None:
+    fast, reference = numpy_and_torch
+    assert fast._numpy is not None and reference._numpy is None
+    ours, theirs = fast.embed(TEXTS), reference.embed(TEXTS)
+    assert ours.dtype == np.float32 and ours.shape == theirs.shape == (len(TEXTS), 384)
+    assert np.abs(ours - theirs).max() < 1e-5
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-6)
+    # One text alone or beside longer ones: padding is masked out.
+    assert np.abs(fast.embed(TEXTS[:1]) - ours[:1]).max() < 1e-6
+    assert [fast.word_pieces(t) for t in TEXTS] == [reference.word_pieces(t) for t in TEXTS]
+    assert fast.embed([]).shape == (0, 384)
+
+
+def test_a_model_it_cannot_run_goes_through_sentence_transformers(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    shutil.copytree(model_path("bundled:all-MiniLM-L6-v2"), folder)
+    pooling = folder / "1_Pooling" / "config.json"
+    config = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps(config | {"pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
+    assert encoder.load(folder, 256, 16) is None
+    embedder = Embedder(EmbedSettings(model=str(folder)))
+    assert embedder._numpy is None and embedder.embed(["a question"]).shape == (1, 384)
+
+
+def test_a_cold_search_imports_neither_torch_nor_chromadb(store_copy: Settings) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")} | {"HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-X", "importtime", "-m", "bot", "--store", store_copy.store]
+    command += ["search", "off-policy evaluation", "--json"]
+    imported: set[str] = set()
+    for _ in range(2):  # the first reader of a fresh store reads its vectors from Chroma and caches them
+        run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert json.loads(run.stdout)["results"], run.stdout
+        imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if "import time" in line}
+    assert "bot.encoder" in imported
+    assert not {"torch", "sentence_transformers", "transformers", "chromadb", "gradio"} & imported
