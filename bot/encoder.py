@@ -123,10 +123,30 @@ def _is_dense(name: str) -> bool:
     return name.endswith(("dense.weight", "query.weight", "key.weight", "value.weight"))
 
 
+# erf(x) ~ x * P(x^2) / Q(x^2) on [-4, 4] (beyond it erf is 1 to float32's precision): the
+# float32 rational approximation Eigen uses, within 5e-7 of the exact erf (tests/bot/test_encoder.py)
+# and about three times as fast as scipy's, which took a third of the time of embedding sentences.
+_ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05,
+          -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02)  # fmt: skip
+_ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03,
+          -1.42647390514189e-02)  # fmt: skip
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function of a float32 array, elementwise. Example: erf(np.float32([0, 1])) -> [0., 0.8427008]"""
+    x = np.clip(x, -4.0, 4.0).astype(np.float32, copy=False)
+    square = x * x
+    p = np.full_like(x, _ERF_P[0])
+    for c in _ERF_P[1:]:
+        p = p * square + np.float32(c)
+    q = np.full_like(x, _ERF_Q[0])
+    for c in _ERF_Q[1:]:
+        q = q * square + np.float32(c)
+    return np.asarray(x * p / q, dtype=np.float32)
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
     """BERT's exact GELU, x * Phi(x)."""
-    from scipy.special import erf
-
     return np.asarray(0.5 * x * (1.0 + erf(x / np.float32(np.sqrt(2.0)))), dtype=np.float32)
 
 

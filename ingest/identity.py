@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from difflib import SequenceMatcher
 
+from bot.settings import StoreSettings
 from bot.text.normalise import content_hash, normalised, paper_id
 from bot.types import Paper, Source
 
@@ -19,9 +20,8 @@ from bot.types import Paper, Source
 _ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/" + _ARXIV_ID, re.IGNORECASE)
 _ARXIV_OWN = re.compile(r"(?:arxiv:\s*)?" + _ARXIV_ID, re.IGNORECASE)
-# Same title, abstracts this alike (matching words in order, 0-1): one revised sentence in seven
-# leaves about 0.85, a different paper under a generic title well under 0.5.
-NEAR_IDENTICAL = 0.75
+# How alike two abstracts under one title must be: storage.same_paper_similarity.
+NEAR_IDENTICAL = StoreSettings.model_validate({}).same_paper_similarity
 _METADATA = ("title", "authors", "year", "venue", "url", "doi", "keywords")
 
 
@@ -65,10 +65,11 @@ def title_key(paper: Paper) -> str | None:
     return "title:" + " ".join(words) if words else None
 
 
-def near_identical(a: Paper, b: Paper) -> bool:
-    """Whether two abstracts are versions of one text (their rendered words, in order)."""
+def near_identical(a: Paper, b: Paper, similarity: float = NEAR_IDENTICAL) -> bool:
+    """Whether two abstracts are versions of one text: their rendered words, in order, at least
+    `similarity` alike."""
     left, right = normalised(a.display).split(), normalised(b.display).split()
-    return SequenceMatcher(None, left, right, autojunk=False).ratio() >= NEAR_IDENTICAL
+    return SequenceMatcher(None, left, right, autojunk=False).ratio() >= similarity
 
 
 def same_paper(a: Paper, b: Paper) -> bool:
@@ -85,7 +86,8 @@ class Index:
     Example: Index(stored).match(paper) -> the stored paper it is a version of, or None
     """
 
-    def __init__(self, papers: Iterable[Paper] = ()) -> None:
+    def __init__(self, papers: Iterable[Paper] = (), similarity: float = NEAR_IDENTICAL) -> None:
+        self.similarity = similarity
         self._by_key: dict[str, list[str]] = {}
         self._papers: dict[str, Paper] = {}
         for paper in papers:
@@ -104,7 +106,7 @@ class Index:
                 return self._papers[pid]
         title = title_key(paper)
         for pid in self._by_key.get(title, ()) if title else ():
-            if near_identical(self._papers[pid], paper):
+            if near_identical(self._papers[pid], paper, self.similarity):
                 return self._papers[pid]
         return None
 

@@ -79,11 +79,11 @@ def _write(
     progress: Progress | None,
     where: RecordFilter | None = None,
 ) -> IngestReport:
-    found, versions = group_records(read.records)
+    found, versions = group_records(read.records, storage.same_paper_similarity)
     # A store built with other settings is refused here, unless rebuilt; what it repairs is reported.
     repaired = store.prepare_write(rebuild)
     stored = store.papers()
-    found, stored_versions = align(found, stored)
+    found, stored_versions = align(found, stored, storage.same_paper_similarity)
     files = {str(f) for f in read.files}
     plan = plan_changes(found, stored if where is None else _outside_filter(stored, found, files), files, prune)
     warnings = [*read.warnings, *repaired]

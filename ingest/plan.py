@@ -33,7 +33,9 @@ def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
     return group_records(records)[0]
 
 
-def group_records(records: Iterable[RawRecord]) -> tuple[dict[str, Paper], int]:
+def group_records(
+    records: Iterable[RawRecord], similarity: float = identity.NEAR_IDENTICAL
+) -> tuple[dict[str, Paper], int]:
     """Distinct papers from records, and how many abstracts were another version of a paper.
 
     One paper per normalised abstract, all sources kept; then versions of one paper (same DOI or
@@ -75,7 +77,7 @@ def group_records(records: Iterable[RawRecord]) -> tuple[dict[str, Paper], int]:
         )
     groups: dict[str, list[Paper]] = {}  # first version's id -> the versions, in the order read
     first_of: dict[str, str] = {}
-    index = identity.Index()
+    index = identity.Index(similarity=similarity)
     for pid, paper in texts.items():
         match = index.match(paper)
         first = first_of[match.paper_id] if match else pid
@@ -86,14 +88,16 @@ def group_records(records: Iterable[RawRecord]) -> tuple[dict[str, Paper], int]:
     return {p.paper_id: p for p in papers}, len(texts) - len(groups)
 
 
-def align(found: dict[str, Paper], stored: dict[str, Paper]) -> tuple[dict[str, Paper], int]:
+def align(
+    found: dict[str, Paper], stored: dict[str, Paper], similarity: float = identity.NEAR_IDENTICAL
+) -> tuple[dict[str, Paper], int]:
     """`found` with each paper that is a version of a stored one under the stored paper's id (so
     reading lists keep it), combined with it; and how many were. The stored paper's sources are
     left to plan_changes, which keeps those outside the files read.
     """
     if all(pid in stored and stored[pid].text == p.text for pid, p in found.items()):
         return found, 0
-    index = identity.Index(stored.values())
+    index = identity.Index(stored.values(), similarity)
     out: dict[str, Paper] = {}
     merged = 0
     for pid, paper in found.items():

@@ -204,6 +204,15 @@ class StoreSettings(BaseModel):
         "longest abstract of the shared corpora (2,559 characters in 8,647 ML conference papers; 10,000 in SciFact, "
         "whose longest texts are cut there); a whole file read as one paragraph took a minute to embed.",
     )
+    same_paper_similarity: float = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        description="Two abstracts under the same title are versions of one paper when at least this alike, "
+        "word by word in order (difflib's ratio, 0-1): an arXiv v1 and v2 with one sentence in seven revised "
+        "come to about 0.85, a different paper under a generic title ('Introduction') well under 0.5 "
+        "(ingest/identity.py, docs/ingest.md).",
+    )
     max_record_chars: int = Field(
         50_000,
         ge=1,

@@ -6,6 +6,7 @@ chromadb (issue 18)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -44,6 +45,13 @@ def test_numpy_gives_the_vectors_sentence_transformers_gives(numpy_and_torch: tu
     assert np.abs(fast.embed(TEXTS[:1]) - ours[:1]).max() < 1e-6
     assert [fast.word_pieces(t) for t in TEXTS] == [reference.word_pieces(t) for t in TEXTS]
     assert fast.embed([]).shape == (0, 384)
+
+
+def test_erf_is_the_error_function_to_float32_precision() -> None:
+    grid = np.linspace(-9, 9, 36_001, dtype=np.float32)
+    exact = np.array([math.erf(float(v)) for v in grid])
+    assert np.abs(encoder.erf(grid) - exact).max() < 5e-7
+    assert encoder.erf(grid).dtype == np.float32
 
 
 def test_a_model_it_cannot_run_goes_through_sentence_transformers(tmp_path: Path) -> None:
