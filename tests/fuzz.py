@@ -54,6 +54,9 @@ ODD = [
 ]  # fmt: skip
 
 
+SOURCES = Path(__file__).resolve().parent / "data" / "sources"
+
+
 def mangle(rng: random.Random, text: str) -> str:
     """`text` with up to 12 random insertions, deletions and random characters (surrogates included)."""
     chars = list(text)
@@ -155,6 +158,7 @@ def malformed(rng: random.Random, folder: Path, number: int) -> Path:
     paragraphs = [p for p in _seed_text(rng).split("\n\n") if p.strip()][:6]
     kind = rng.choice(
         ["bytes", "txt", "jsonl", "json", "csv", "utf16", "huge", "fifo", "folder", "latin1-name", "empty", "suffix"]
+        + ["export"] * 3
     )
     path = folder / f"case-{number:03d}"
     if kind == "bytes":
@@ -179,6 +183,11 @@ def malformed(rng: random.Random, folder: Path, number: int) -> Path:
         for p in paragraphs:
             writer.writerow([mangle(rng, p) if rng.random() < 0.3 else p for _ in range(rng.randint(0, 6))])
         path.write_bytes(mangle(rng, out.getvalue()).encode("utf-8", "surrogatepass"))
+    elif kind == "export":
+        # A reference-manager or service export (BibTeX, RIS, arXiv, OpenReview, Semantic Scholar), mangled.
+        source = rng.choice(sorted(SOURCES.iterdir()))
+        path = path.with_suffix(source.suffix)
+        path.write_bytes(mangle(rng, source.read_text(encoding="utf-8")).encode("utf-8", "surrogatepass"))
     elif kind == "utf16":
         path = path.with_suffix(".txt")
         path.write_bytes("\n\n".join(paragraphs).encode(rng.choice(["utf-16", "utf-16-le", "utf-32"])))
