@@ -17,11 +17,19 @@ from bot.text.normalise import content_hash, normalised, paper_id
 from bot.types import Paper, Source
 
 # New-style ids (2301.01234; a version suffix dropped) and old-style ones (hep-th/9901001).
-_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+# The month of a new-style id is 01-12, so a key like "2019.12345" is not taken for one.
+_ARXIV_ID = r"(\d{2}(?:0[1-9]|1[0-2])\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/" + _ARXIV_ID, re.IGNORECASE)
 _ARXIV_OWN = re.compile(r"(?:arxiv:\s*)?" + _ARXIV_ID, re.IGNORECASE)
 # How alike two abstracts under one title must be: storage.same_paper_similarity.
 NEAR_IDENTICAL = StoreSettings.model_validate({}).same_paper_similarity
+# Two abstracts of one paper share at least this share of their distinct words before they are compared
+# word by word: a revised sentence in seven keeps about 0.8, unrelated abstracts under one generic
+# title about 0.2. A filter, not the test (storage.same_paper_similarity is).
+_SHARED_WORDS = 0.5
+# A title that this many papers carry ("Editorial", "Preface", "Reply") names no paper: versions under
+# it are found by DOI, arXiv id or text only, and 1,500 editorials are not compared pair by pair.
+_GENERIC_TITLE = 20
 _METADATA = ("title", "authors", "year", "venue", "url", "doi", "keywords")
 
 
@@ -69,15 +77,33 @@ def near_identical(a: Paper, b: Paper, similarity: float = NEAR_IDENTICAL) -> bo
     """Whether two abstracts are versions of one text: their rendered words, in order, at least
     `similarity` alike."""
     left, right = normalised(a.display).split(), normalised(b.display).split()
-    return SequenceMatcher(None, left, right, autojunk=False).ratio() >= similarity
+    matcher = SequenceMatcher(None, left, right, autojunk=False)
+    # The cheap upper bounds first: under a generic title ("Editorial") most candidates fail them.
+    return (
+        matcher.real_quick_ratio() >= similarity
+        and matcher.quick_ratio() >= similarity
+        and matcher.ratio() >= similarity
+    )
 
 
-def same_paper(a: Paper, b: Paper) -> bool:
+def _titles_agree(a: Paper, b: Paper) -> bool:
+    """A DOI or arXiv id joins two records only when their titles do not differ: the chapters of
+    one edited volume are exported with the book's DOI."""
+    left, right = title_key(a), title_key(b)
+    return left is None or right is None or left == right
+
+
+def _shared(a: Paper, b: Paper, keys: set[str]) -> bool:
+    """Whether `a` and `b`, sharing `keys`, are one paper by them."""
+    return any(k.startswith("id:") for k in keys) or (bool(keys) and _titles_agree(a, b))
+
+
+def same_paper(a: Paper, b: Paper, similarity: float = NEAR_IDENTICAL) -> bool:
     """Example: the arXiv v1 and the Zotero copy of one paper (same title, one sentence revised) -> True"""
-    if set(strong_keys(a)) & set(strong_keys(b)):
+    if _shared(a, b, set(strong_keys(a)) & set(strong_keys(b))):
         return True
     key = title_key(a)
-    return key is not None and key == title_key(b) and near_identical(a, b)
+    return key is not None and key == title_key(b) and near_identical(a, b, similarity)
 
 
 class Index:
@@ -103,19 +129,28 @@ class Index:
         """The first indexed paper `paper` is a version of."""
         for key in strong_keys(paper):
             for pid in self._by_key.get(key, ()):
-                return self._papers[pid]
+                if _shared(paper, self._papers[pid], {key}):
+                    return self._papers[pid]
         title = title_key(paper)
-        for pid in self._by_key.get(title, ()) if title else ():
-            if near_identical(self._papers[pid], paper, self.similarity):
+        candidates = self._by_key.get(title, []) if title else []
+        if len(candidates) > _GENERIC_TITLE:
+            return None
+        words = _words(paper)
+        for pid in candidates:
+            # Versions share most of their distinct words; the word-by-word comparison is what costs.
+            other = _words(self._papers[pid])
+            shared = len(words & other) >= _SHARED_WORDS * len(words | other)
+            if shared and near_identical(self._papers[pid], paper, self.similarity):
                 return self._papers[pid]
         return None
 
 
 def combine(versions: list[Paper], keep_id: str | None = None) -> Paper:
-    """One paper from versions of it, oldest read first: every source, the newest abstract (latest
-    year, then the last read), each field from the version with the most metadata that has it, the
-    first label. Its id is `keep_id` (a stored paper's, so reading lists keep it) or the newest
-    text's."""
+    """One paper from versions of it, a stored one first: every source, the newest abstract (latest
+    year, then the longest, then the first read, so that reading the same files again in any order
+    changes nothing) with its year, each other field from the version with the most metadata that
+    has it, the first label. Its id is `keep_id` (a stored paper's, so reading lists keep it) or
+    the newest text's."""
     # A version that only renders an earlier one's text (a paperbot export read back) is not newer.
     seen: set[str] = set()
     texts = []
@@ -123,10 +158,11 @@ def combine(versions: list[Paper], keep_id: str | None = None) -> Paper:
         rendered = normalised(version.display)
         if rendered not in seen:
             seen.add(rendered)
-            texts.append((version.year or 0, order, version))
-    newest = max(texts, key=lambda t: (t[0], t[1]))[2]
+            texts.append((version.year or 0, len(rendered), -order, version))
+    newest = max(texts, key=lambda t: t[:3])[3]
     richest = sorted(versions, key=_filled, reverse=True)
     fields = {name: next((v for p in richest if (v := getattr(p, name))), getattr(newest, name)) for name in _METADATA}
+    fields["year"] = newest.year or fields["year"]
     sources: dict[tuple[str, str], Source] = {}
     for version in versions:
         for source in version.sources:
@@ -139,6 +175,10 @@ def combine(versions: list[Paper], keep_id: str | None = None) -> Paper:
         **fields,
     )
     return replace(merged, content_hash=content_hash(normalised(merged.text), merged.title))
+
+
+def _words(paper: Paper) -> frozenset[str]:
+    return frozenset(normalised(paper.display).split())
 
 
 def _filled(paper: Paper) -> int:

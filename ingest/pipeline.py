@@ -79,11 +79,11 @@ def _write(
     progress: Progress | None,
     where: RecordFilter | None = None,
 ) -> IngestReport:
-    found, versions = group_records(read.records, storage.same_paper_similarity)
+    found, folded = group_records(read.records, storage.same_paper_similarity)
     # A store built with other settings is refused here, unless rebuilt; what it repairs is reported.
     repaired = store.prepare_write(rebuild)
     stored = store.papers()
-    found, stored_versions = align(found, stored, storage.same_paper_similarity)
+    found, merged = align(found, stored, folded, storage.same_paper_similarity)
     files = {str(f) for f in read.files}
     plan = plan_changes(found, stored if where is None else _outside_filter(stored, found, files), files, prune)
     warnings = [*read.warnings, *repaired]
@@ -118,7 +118,7 @@ def _write(
         seconds=round(time.perf_counter() - started, 3),
         stale=plan.stale,
         warnings=tuple(warnings),
-        merged=versions + stored_versions,
+        merged=merged,
         filtered_out=where.left_out if where is not None else 0,
     )
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.text.normalise import display, normalised, paper_id
-from bot.types import Paper
+from bot.types import Paper, Source
 from ingest import identity, labels
 from ingest.readers import RawRecord
 
@@ -35,13 +35,13 @@ def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
 
 def group_records(
     records: Iterable[RawRecord], similarity: float = identity.NEAR_IDENTICAL
-) -> tuple[dict[str, Paper], int]:
-    """Distinct papers from records, and how many abstracts were another version of a paper.
+) -> tuple[dict[str, Paper], dict[str, int]]:
+    """Distinct papers from records, and for each how many other versions of it were folded in.
 
     One paper per normalised abstract, all sources kept; then versions of one paper (same DOI or
     arXiv id, same title with a near-identical abstract) become one (ingest.identity.combine).
-    Example: the same abstract in two seed files -> one Paper with two sources, 0 merged; an arXiv
-    v1 and its Zotero copy with a revised sentence -> one Paper, 1 merged.
+    Example: the same abstract in two seed files -> one Paper with two sources, 0 folded; an arXiv
+    v1 and its Zotero copy with a revised sentence -> one Paper, 1 folded.
     """
     texts: dict[str, Paper] = {}
     for rec in records:
@@ -84,20 +84,32 @@ def group_records(
         groups.setdefault(first, []).append(paper)
         first_of[pid] = first
         index.add(paper)
-    papers = [identity.combine(versions) for versions in groups.values()]
-    return {p.paper_id: p for p in papers}, len(texts) - len(groups)
+    papers = {}
+    folded = {}
+    for versions in groups.values():
+        paper = identity.combine(versions)
+        papers[paper.paper_id] = paper
+        folded[paper.paper_id] = len(versions) - 1
+    return papers, folded
 
 
 def align(
-    found: dict[str, Paper], stored: dict[str, Paper], similarity: float = identity.NEAR_IDENTICAL
+    found: dict[str, Paper],
+    stored: dict[str, Paper],
+    folded: dict[str, int] | None = None,
+    similarity: float = identity.NEAR_IDENTICAL,
 ) -> tuple[dict[str, Paper], int]:
     """`found` with each paper that is a version of a stored one under the stored paper's id (so
-    reading lists keep it), combined with it; and how many were. The stored paper's sources are
-    left to plan_changes, which keeps those outside the files read.
+    reading lists keep it), and how many versions this run joined to a paper from another source.
+
+    `folded` (from group_records) says how many versions each found paper already holds. A stored
+    paper whose every source was read again now reads as found (an edit in place); one with other
+    sources too is combined with what was read (ingest.identity.combine). The stored paper's
+    sources are left to plan_changes, which keeps those outside the files read. Reading the same
+    files again merges nothing and changes nothing.
     """
-    if all(pid in stored and stored[pid].text == p.text for pid, p in found.items()):
-        return found, 0
-    index = identity.Index(stored.values(), similarity)
+    folded = folded or {}
+    index: identity.Index | None = None
     out: dict[str, Paper] = {}
     merged = 0
     for pid, paper in found.items():
@@ -106,15 +118,21 @@ def align(
             # read again is still a version of it.
             match = stored[pid] if normalised(stored[pid].text) != normalised(paper.text) else None
         else:
+            index = index or identity.Index(stored.values(), similarity)
             match = index.match(paper)
         target = match.paper_id if match else pid
+        slots = {s.slot() for s in paper.sources}
+        had = {s.slot() for s in stored[target].sources} if target in stored else set()
+        if not slots <= had:  # a source the stored paper did not have: its versions are merges
+            merged += folded.get(pid, 0) + (match is not None and match.paper_id != pid)
         if target in out:
             out[target] = identity.combine([out[target], paper], keep_id=target)
+        elif match and had <= slots:
+            out[target] = replace(paper, paper_id=target, label=match.label)
         elif match:
             out[target] = identity.combine([replace(match, sources=()), paper], keep_id=target)
         else:
             out[target] = paper
-        merged += match is not None and match.paper_id != pid
     return out, merged
 
 
@@ -159,7 +177,7 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
             continue
         old = stored[pid]
         others = tuple(s for s in old.sources if s.file not in files and (not prune or Path(s.file).exists()))
-        merged = replace(new, label=old.label, sources=(*new.sources, *others))
+        merged = replace(new, label=old.label, sources=_in_stored_order(old.sources, new.sources, others))
         if old.content_hash != new.content_hash:
             embed.append(merged)
             updated += 1
@@ -169,6 +187,19 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
                 keep.append(merged)
     # e.g. one abstract edited: its old id is removed, yet the report says 1 updated, 0 removed
     return Plan(embed, keep, remove, len(remove) - edited, added, updated, unchanged, stale)
+
+
+def _in_stored_order(
+    stored: tuple[Source, ...], read: tuple[Source, ...], kept: tuple[Source, ...]
+) -> tuple[Source, ...]:
+    """A paper's sources after a run: the stored ones still there in their order (as read now),
+    then the new ones, so that reading its files in another order changes nothing.
+
+    Example: stored (b, a), read (a,), kept (b,) -> (b, a)
+    """
+    now = {s.slot(): s for s in read}
+    ordered = [now.pop(s.slot(), s) for s in stored if s.slot() in now or s in kept]
+    return (*ordered, *now.values())
 
 
 def label_new(plan: Plan, stored: dict[str, Paper]) -> list[Paper]:

@@ -71,6 +71,8 @@ NOT_TUNING = {
     ("bot/store/lexical.py", "_UNRECORDED_BM25"): "the k1 and b that indexes saved before they were recorded carry",
     ("bot/encoder.py", "_ERF_P"): "coefficients of the error function's approximation: mathematics, not a knob",
     ("bot/encoder.py", "_ERF_Q"): "coefficients of the error function's approximation: mathematics, not a knob",
+    ("ingest/identity.py", "_SHARED_WORDS"): "a cheap filter before storage.same_paper_similarity decides: "
+    "versions of a paper share about 0.8 of their distinct words, so 0.5 turns none away",
     ("ingest/structured.py", "PROGRESS_EVERY"): "how often a long read says how far it got: not a quality knob",
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,9 @@ import pytest
 
 from bot.app import Paperbot
 from bot.settings import Settings
-from bot.types import Source
+from bot.types import Paper, Source
 from ingest.identity import arxiv_id, same_paper
-from ingest.plan import align, group_records
+from ingest.plan import align, group_records, plan_changes
 from ingest.records import RawRecord, doi_of
 
 V1 = (
@@ -65,8 +66,8 @@ def test_versions_in_one_read_become_one_paper_with_every_source() -> None:
             source_id="lovelace2024",
         ),
     ]
-    papers, merged = group_records(records)
-    assert merged == 1 and len(papers) == 2
+    papers, folded = group_records(records)
+    assert sum(folded.values()) == 1 and len(papers) == 2
     routed = next(p for p in papers.values() if p.doi)
     assert routed.text == V2  # the newest abstract (2024 over 2023)
     assert routed.authors == ("Ada Lovelace", "Alan Turing") and routed.venue == "ICLR 2024"
@@ -76,14 +77,14 @@ def test_versions_in_one_read_become_one_paper_with_every_source() -> None:
 
 def test_a_shared_title_with_a_different_abstract_is_two_papers() -> None:
     records = [_record(V1, 1, title="Introduction"), _record(OTHER, 2, title="Introduction")]
-    papers, merged = group_records(records)
-    assert (len(papers), merged) == (2, 0)
+    papers, folded = group_records(records)
+    assert (len(papers), sum(folded.values())) == (2, 0)
     assert not same_paper(*papers.values())
 
 
 def test_exact_duplicates_are_not_counted_as_merged() -> None:
-    papers, merged = group_records([_record(V1, 1), _record(V1, 1, file="b.txt")])
-    assert (len(papers), merged) == (1, 0)
+    papers, folded = group_records([_record(V1, 1), _record(V1, 1, file="b.txt")])
+    assert (len(papers), sum(folded.values())) == (1, 0)
     assert len(next(iter(papers.values())).sources) == 2
 
 
@@ -98,6 +99,55 @@ def test_a_new_version_takes_the_stored_papers_id() -> None:
     older, _ = group_records([_record(V1, 1, file="old.jsonl", title="Routed Experts for Long Context", year=2022)])
     kept, _ = align(older, {p.paper_id: p for p in aligned.values()})
     assert kept[old.paper_id].text == V2
+
+
+def _ingest(store: dict[str, Paper], records: list[RawRecord]) -> tuple[dict[str, Paper], dict[str, int]]:
+    """What an ingest of `records` would leave in a store of `store` (plan only, nothing embedded)."""
+    found, folded = group_records(records)
+    found, merged = align(found, store, folded)
+    plan = plan_changes(found, store, {r.source.file for r in records}, prune=False)
+    after = {pid: p for pid, p in store.items() if pid not in plan.remove}
+    after.update({p.paper_id: replace(p, label=p.label or "L") for p in [*plan.embed, *plan.keep]})
+    counts = {"added": plan.added, "updated": plan.updated, "unchanged": plan.unchanged, "merged": merged}
+    return after, counts
+
+
+def test_reading_the_same_files_again_in_any_order_changes_nothing() -> None:
+    a, b = _record(V1, 1, title="Routed Experts"), _record(V2, 1, file="b.jsonl", title="Routed Experts")
+    store, counts = _ingest({}, [a])
+    store, counts = _ingest(store, [b])
+    assert counts == {"added": 0, "updated": 1, "unchanged": 0, "merged": 1}
+    (paper,) = store.values()
+    assert paper.text == V2  # no years: the longer, revised abstract
+    for again in ([a], [b], [a, b], [b, a]):
+        after, counts = _ingest(store, again)
+        assert after == store and counts["updated"] == counts["merged"] == 0, again
+    assert _ingest({}, [b, a])[0].keys() == _ingest({}, [a, b])[0].keys()
+
+
+def test_the_newest_abstract_keeps_its_year_and_an_edit_in_place_is_applied() -> None:
+    a = _record(V1, 1, title="Routed Experts", year=2023, authors=("A", "B"), venue="ICLR")
+    store, _ = _ingest({}, [a, _record(V2, 1, file="b.jsonl", title="Routed Experts", year=2024)])
+    (paper,) = store.values()
+    assert (paper.text, paper.year, paper.venue) == (V2, 2024, "ICLR")
+    assert _ingest(store, [a])[0] == store  # the older version read again
+    # A typo fixed in a paper read from one file is that paper, edited: not a merge.
+    (alone,) = _ingest({}, [_record(V1, 1, title="Routed Experts")])[0].values()
+    fixed = V1.replace("specialise", "specialize")
+    after, counts = _ingest({alone.paper_id: alone}, [_record(fixed, 1, title="Routed Experts")])
+    assert counts == {"added": 0, "updated": 1, "unchanged": 0, "merged": 0}
+    assert [p.text for p in after.values()] == [fixed] and list(after) == [alone.paper_id]
+
+
+def test_a_doi_shared_by_a_volume_or_a_key_like_an_arxiv_id_does_not_merge_papers() -> None:
+    chapters = [
+        _record(V1, 1, file="book.bib", title="Routed Experts", doi="10.1007/978-3-030"),
+        _record(OTHER, 2, file="book.bib", title="Deep Gated GNNs", doi="10.1007/978-3-030"),
+    ]
+    assert len(group_records(chapters)[0]) == 2
+    keys = [_record(V1, 1, source_id="2019.12345"), _record(OTHER, 2, file="b.csv", source_id="2019.12345")]
+    (first, second) = group_records(keys)[0].values()
+    assert arxiv_id(first) is None and arxiv_id(second) is None
 
 
 @pytest.mark.slow
