@@ -105,6 +105,8 @@ def _write(
     _embed_and_write(to_embed, storage, chunk, store, embed, progress)
     if plan.keep:
         store.update_papers(plan.keep)
+    # Reading lists follow a paper whose id changed (an edited abstract, two stored versions joined).
+    store.follow_moved(plan.moved)
     if plan.embed or plan.remove or plan.keep or rebuild:
         store.refresh_lexical()
     if plan.stale:

@@ -7,7 +7,7 @@ nothing (ingest.pipeline does).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.text.normalise import display, normalised, paper_id
@@ -21,11 +21,12 @@ class Plan:
     embed: list[Paper]  # new or changed content
     keep: list[Paper]  # unchanged content, metadata or sources refreshed
     remove: list[str]
-    removed: int  # papers gone, not counting those replaced by their edited version
+    removed: int  # papers gone, not counting those whose place another id took (`moved`)
     added: int
     updated: int
     unchanged: int
     stale: int
+    moved: dict[str, str] = field(default_factory=dict)  # a stored id whose place a new id took -> the new id
 
 
 def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
@@ -141,8 +142,9 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
     embed: list[Paper] = []
     keep: list[Paper] = []
     remove: list[str] = []
-    added = updated = unchanged = stale = edited = 0
+    added = updated = unchanged = stale = 0
     replaced: set[str] = set()
+    moved: dict[str, str] = {}
 
     for pid, old in stored.items():
         if pid in found:
@@ -154,6 +156,7 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
         if took_slot and not outside:
             replaced.update(slots_now[s.slot()] for s in took_slot)
             remove.append(pid)
+            moved[pid] = slots_now[took_slot[0].slot()]
         elif len(outside) == len(old.sources):
             # Not in the files read this time: untouched, but say so if its files are gone.
             if not prune and not any(Path(s.file).exists() for s in old.sources):
@@ -171,7 +174,6 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
             embed.append(new)
             if pid in replaced:
                 updated += 1
-                edited += 1
             else:
                 added += 1
             continue
@@ -185,8 +187,9 @@ def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[s
             unchanged += 1
             if merged != old:
                 keep.append(merged)
-    # e.g. one abstract edited: its old id is removed, yet the report says 1 updated, 0 removed
-    return Plan(embed, keep, remove, len(remove) - edited, added, updated, unchanged, stale)
+    # e.g. one abstract edited, or two stored versions of a paper joined: the old id is removed, and
+    # the report says 0 removed (the paper is still there, under the id that took its place)
+    return Plan(embed, keep, remove, len(remove) - len(moved), added, updated, unchanged, stale, moved)
 
 
 def _in_stored_order(

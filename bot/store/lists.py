@@ -124,6 +124,19 @@ class ReadingLists:
             db.execute("UPDATE reading_lists SET updated = ? WHERE name = ?", (time.time(), name))
         return len(paper_ids)
 
+    def follow(self, moved: dict[str, str]) -> int:
+        """Point list entries of papers that now have another id (an edited abstract, versions of one
+        paper joined) at the new id, in place; an entry whose new id is already on its list goes.
+        Returns how many entries moved or went. Example: follow({"p1": "p2"}) -> 1"""
+        if not moved or not self._tables or self._db.read_only:
+            return 0
+        with self._db.transaction(_CHANGE) as db:
+            before = db.total_changes
+            for old, new in moved.items():
+                db.execute("UPDATE OR IGNORE reading_list_items SET paper_id = ? WHERE paper_id = ?", (new, old))
+                db.execute("DELETE FROM reading_list_items WHERE paper_id = ?", (old,))
+            return db.total_changes - before
+
     def delete(self, name: str) -> None:
         """Delete a list and its entries (the papers stay in the store)."""
         name = self._require(name)

@@ -267,6 +267,15 @@ class Store:
                 self._lists = ReadingLists(self.registry.database)
             return self._lists
 
+    def follow_moved(self, moved: dict[str, str]) -> None:
+        """Point reading-list entries at the ids that took their papers' places (ingest's plan);
+        a store without lists is left without them."""
+        found = self.registry.database.rows(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reading_lists'"
+        )
+        if moved and found:
+            self.lists.follow(moved)
+
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the store for writing: this process's readers wait, another writer raises StoreError,

@@ -198,3 +198,42 @@ def test_ingest_merges_a_version_from_another_file_into_the_stored_paper(
         "updated": 0,
         "unchanged": 2,
     }
+
+
+def test_two_stored_versions_joined_leave_one_paper_and_the_reading_list_follows_it() -> None:
+    """Stored apart (the title that joins them came later), read together: one paper, 0 removed,
+    and `moved` tells the reading lists where the other id went."""
+    a, b = _record(V1, 1, title="Routed Experts"), _record(V2, 1, file="b.bib", title="Routed Experts")
+    first, _ = group_records([replace(a, title=None)])
+    second, _ = group_records([b])
+    store = {**first, **second}
+    found, folded = group_records([a, b])
+    found, _ = align(found, store, folded)
+    plan = plan_changes(found, store, {"a.jsonl", "b.bib"}, prune=False)
+    (kept,) = found
+    (gone,) = set(store) - {kept}
+    assert (plan.removed, plan.remove, plan.moved) == (0, [gone], {gone: kept})
+
+
+@pytest.mark.slow
+def test_a_reading_list_follows_an_edited_abstract(
+    tmp_path: Path, settings_for: Callable[..., Settings], run_cli: Callable[..., Any]
+) -> None:
+    settings = settings_for(tmp_path / "store")
+    store = ["--store", settings.store]
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"{V1}\n\n{OTHER}\n")
+    assert run_cli("ingest", notes, *store).code == 0
+    (before,) = [p.paper_id for p in Paperbot(settings).papers().values() if p.text == V1]
+    Paperbot(settings).add_to_list("reading", [before])
+    edited = V1.replace("specialise", "specialize")
+    notes.write_text(f"{edited}\n\n{OTHER}\n")
+    run = run_cli("ingest", notes, "--json", *store)
+    assert {k: run.json()[k] for k in ("papers", "added", "updated", "removed")} == {
+        "papers": 2,
+        "added": 0,
+        "updated": 1,
+        "removed": 0,
+    }
+    listed = Paperbot(settings).reading_list("reading")
+    assert [p.text for p in listed.papers] == [edited] and not listed.missing
