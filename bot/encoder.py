@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ class NumpyBert:
     """A BERT encoder with mean pooling and unit-length output, run by numpy."""
 
     def __init__(self, folder: Path, max_word_pieces: int, batch_size: int) -> None:
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
+        self.folder = folder
         config = json.loads((folder / "config.json").read_text())
         self.heads = int(config["num_attention_heads"])
         self.layers = int(config["num_hidden_layers"])
@@ -44,18 +45,32 @@ class NumpyBert:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.max_length)
-        weights = {k.removeprefix("bert."): v for k, v in load_file(str(folder / "model.safetensors")).items()}
+
+    @cached_property
+    def w(self) -> dict[str, np.ndarray]:
+        """The model's weights, read on the first embedding (an ingest that only counts word pieces
+        never reads them)."""
+        from safetensors.numpy import load_file
+
+        weights = {k.removeprefix("bert."): v for k, v in load_file(str(self.folder / "model.safetensors")).items()}
         # Dense weights stored transposed and contiguous: numpy's matrix product over a transposed
         # view of a stack of sequences takes a slow path (64 sentences: 17 s against 0.1 s).
-        self.w = {k: np.ascontiguousarray(v.T) if _is_dense(k) else v for k, v in weights.items()}
+        return {k: np.ascontiguousarray(v.T) if _is_dense(k) else v for k, v in weights.items()}
+
+    @cached_property
+    def _counter(self) -> Any:
+        """A second tokenizer, without truncation, to count word pieces: changing the shared one's
+        truncation would let a text embedded meanwhile in another thread (the chat) pass the limit."""
+        from tokenizers import Tokenizer
+
+        counter = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+        counter.no_padding()
+        counter.no_truncation()
+        return counter
 
     def word_pieces(self, text: str) -> int:
         """Number of word pieces in `text`, [CLS] and [SEP] included, before truncation."""
-        self.tokenizer.no_truncation()
-        try:
-            return len(self.tokenizer.encode(text).ids)
-        finally:
-            self.tokenizer.enable_truncation(self.max_length)
+        return len(self._counter.encode(text).ids)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text; batches of texts of about the same length."""

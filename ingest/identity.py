@@ -120,18 +120,30 @@ class Index:
             self.add(paper)
 
     def add(self, paper: Paper) -> None:
-        self._papers[paper.paper_id] = paper
-        for key in (*strong_keys(paper), title_key(paper)):
-            if key:
-                self._by_key.setdefault(key, []).append(paper.paper_id)
+        self._add(paper, list(strong_keys(paper)), title_key(paper))
 
     def match(self, paper: Paper) -> Paper | None:
         """The first indexed paper `paper` is a version of."""
-        for key in strong_keys(paper):
+        return self._match(paper, list(strong_keys(paper)), title_key(paper))
+
+    def place(self, paper: Paper) -> Paper | None:
+        """`match`, then `add` the paper, its keys worked out once (they hash its text twice)."""
+        keys, title = list(strong_keys(paper)), title_key(paper)
+        found = self._match(paper, keys, title)
+        self._add(paper, keys, title)
+        return found
+
+    def _add(self, paper: Paper, keys: list[str], title: str | None) -> None:
+        self._papers[paper.paper_id] = paper
+        for key in (*keys, title):
+            if key:
+                self._by_key.setdefault(key, []).append(paper.paper_id)
+
+    def _match(self, paper: Paper, keys: list[str], title: str | None) -> Paper | None:
+        for key in keys:
             for pid in self._by_key.get(key, ()):
                 if _shared(paper, self._papers[pid], {key}):
                     return self._papers[pid]
-        title = title_key(paper)
         candidates = self._by_key.get(title, []) if title else []
         if len(candidates) > _GENERIC_TITLE:
             return None

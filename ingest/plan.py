@@ -80,11 +80,10 @@ def group_records(
     first_of: dict[str, str] = {}
     index = identity.Index(similarity=similarity)
     for pid, paper in texts.items():
-        match = index.match(paper)
+        match = index.place(paper)
         first = first_of[match.paper_id] if match else pid
         groups.setdefault(first, []).append(paper)
         first_of[pid] = first
-        index.add(paper)
     papers = {}
     folded = {}
     for versions in groups.values():

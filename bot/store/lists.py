@@ -46,6 +46,11 @@ def check_name(name: str) -> str:
     return clean
 
 
+def has_tables(database: Database) -> bool:
+    """Whether anyone made a list in this store (the lists' tables appear with the first one)."""
+    return bool(database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reading_lists'"))
+
+
 class ReadingLists:
     """Named lists of paper ids in the store's SQLite file, on the registry's connection."""
 
@@ -55,8 +60,7 @@ class ReadingLists:
         self._tables = True
         try:
             if database.read_only:
-                found = database.rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reading_lists'")
-                self._tables = bool(found)
+                self._tables = has_tables(database)
             else:
                 # Deleting a list deletes its entries by cascade, which SQLite does only when asked.
                 database.script("PRAGMA foreign_keys = ON;" + _SCHEMA, _CHANGE)

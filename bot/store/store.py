@@ -29,7 +29,7 @@ from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus, DenseVectors, PaperVectors
 from bot.store.fingerprint import REGISTRY_KEY, adopted, describe_fingerprint, index_fingerprint, mismatch
 from bot.store.lexical import LexicalIndex
-from bot.store.lists import ReadingLists
+from bot.store.lists import ReadingLists, has_tables
 from bot.store.nearest import NearestVectors
 from bot.store.paths import StorePaths
 from bot.store.registry import Registry
@@ -270,10 +270,7 @@ class Store:
     def follow_moved(self, moved: dict[str, str]) -> None:
         """Point reading-list entries at the ids that took their papers' places (ingest's plan);
         a store without lists is left without them."""
-        found = self.registry.database.rows(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reading_lists'"
-        )
-        if moved and found:
+        if moved and has_tables(self.registry.database):
             self.lists.follow(moved)
 
     @contextmanager
