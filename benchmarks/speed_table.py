@@ -22,6 +22,8 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
         ("--help", "s", cli["help_s"], 0.5, "max"),
         ("reader RSS, large store", "MB", large and large["ask_process_rss_mb"], 600, "max"),
         ("20 users answer p95", "s", users and users.get("p95_s"), 1.0, "max"),
+        # the same users past their first questions, which all 20 send within one second
+        ("20 users answer p95, after 10 s", "s", users and users.get("p95_after_10s_s"), 1.0, "max"),
     ]
     return [
         {
@@ -96,6 +98,10 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"| {users['users']} concurrent chat users, answer p95 ({users['store']}, {users['seconds']:.0f} s) | "
             f"{users['p95_s']} s | | | <= 1 s | {verdict(result, '20 users answer p95')} |"
+        )
+        lines.append(
+            f"| the same, questions asked after the first 10 s (the 20 first questions arrive within 1 s) | "
+            f"{users.get('p95_after_10s_s')} s | | | <= 1 s | {verdict(result, '20 users answer p95, after 10 s')} |"
         )
     r = result["ratios"]
     lines += [

@@ -67,6 +67,18 @@ class Paperbot:
     def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
         return self.searcher.search_many(queries, k)
 
+    def warm(self) -> int:
+        """Read what answers need before the first question is asked: the corpus (papers, index,
+        vectors), the embedding model's weights and the corpus overview an off-topic question is
+        answered with; so that a server's first users do not wait for it, nor stall every other answer
+        meanwhile. Returns the number of stored papers; an empty store reads nothing."""
+        count = self.paper_count()
+        if count:
+            self.retriever()
+            self.embed(["paperbot"])
+            self.searcher.topics(self.settings.answer.overview_topics)
+        return count
+
     def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer:
         """A checked, cited answer; `previous` (the last answer of a chat) resolves follow-ups."""
         return self.ask_many([question], generator, previous)[0]

@@ -105,9 +105,11 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
     assert ratios["search_p50_tutorial_per_paperbot"] > 0
     assert result["load_start"] >= 0 and result["load_end"] >= 0 and result["seconds"] > 0
     targets = {t["target"]: t for t in result["targets"]}
-    assert len(targets) == 9
-    assert targets["20 users answer p95"]["met"] is None  # --users 0: not measured
-    assert all(isinstance(t["met"], bool) for name, t in targets.items() if name != "20 users answer p95")
+    assert len(targets) == 10
+    users = {name for name in targets if name.startswith("20 users")}
+    assert users == {"20 users answer p95", "20 users answer p95, after 10 s"}
+    assert all(targets[name]["met"] is None for name in users)  # --users 0: not measured
+    assert all(isinstance(t["met"], bool) for name, t in targets.items() if name not in users)
     assert targets["cold search"]["met"] is (paperbot["cold_search_s"] <= 2.0)
 
     table = speed_module().table(result)  # type: ignore[attr-defined]

@@ -90,6 +90,10 @@ class Composer:
         both = [replace(p, score=(p.score + a.score) / 2) for p, a in zip(scored, asked, strict=True)]
         return [p for p in both if not _shown(p, context)]
 
+    def _embed_ahead(self, query: Query, hits: list[Hit], context: Context) -> None:
+        """The sentences of every paper the answer weighs, embedded together (picks.embed_ahead)."""
+        picks.embed_ahead(self._embed, [query.text] + ([context.asked] if context.asked else []), hits)
+
     def _relevant(self, result: SearchResult, context: Context) -> list[Hit]:
         """The best paper, and the others above the relevance cut and close enough in score."""
         best = result.hits[0].score
@@ -130,6 +134,7 @@ class Composer:
         blocks: list[str] = []
         parts: list[AnswerSentence] = []
         cited: list[Hit] = []
+        self._embed_ahead(query, hits, context)
         # The paper whose sentences answer the question best leads, whatever its search rank.
         scored = [(hit, mine) for hit in hits if (mine := self._scored(query, hit, context))]
         best = {hit.paper.paper_id: max(p.score for p in mine) for hit, mine in scored}
@@ -200,6 +205,7 @@ class Composer:
     def _list(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
         """Every relevant paper with one clause on its contribution."""
         chosen: list[tuple[Hit, Pick]] = []
+        self._embed_ahead(query, hits, context)
         for hit in hits:
             line = picks.headline(self._scored(query, hit, context), self._settings)
             if line is not None:

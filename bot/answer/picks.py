@@ -48,6 +48,13 @@ class Pick:
     matched: frozenset[str] = frozenset()
 
 
+def embed_ahead(embed: Embed, questions: list[str], hits: list[Hit]) -> None:
+    """Embed the questions and every sentence of these papers in one call, before `scored` asks for
+    them paper by paper: through a cache of recent vectors (bot.embedding), one large batch runs the
+    model faster than one small batch a paper (about 1.2 times on a "which papers" answer of 10)."""
+    embed(list(dict.fromkeys(questions + [s for hit in hits for s in sentences.split(hit.paper.display)])))
+
+
 def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> list[Pick]:
     """Every sentence of the paper with its role and score against the question, in the abstract's order."""
     label = hit.paper.label

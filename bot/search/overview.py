@@ -33,18 +33,21 @@ _VAGUE_WORDS = (
     "accuracy large-scale real-world wide range demonstrate demonstrates"
 )
 _VAGUE = frozenset(_VAGUE_WORDS.split())
+_LEFT_OUT = STOPWORDS | _FUNCTION | _VAGUE
 
 
 def _phrases(text: str) -> set[str]:
     # An acronym (LLMs, SFT) ends a phrase: "large language models (LLMs)" is one phrase.
-    tokens = [w.lower() if not w.isupper() and not w[:-1].isupper() else "" for w in _WORD.findall(_URL.sub(" ", text))]
+    plain = _URL.sub(" ", text) if "://" in text or "www." in text else text  # the search only where it can match
+    tokens = [w.lower() if not w.isupper() and not w[:-1].isupper() else "" for w in _WORD.findall(plain)]
+    # Whether each word may be part of a phrase, decided once for the two- and three-word phrases it is in.
+    fits = [len(w) >= 3 and w not in _LEFT_OUT for w in tokens]
     out: set[str] = set()
-    for n in (2, 3):
-        for i in range(len(tokens) - n + 1):
-            gram = tokens[i : i + n]
-            if any(not w or w in STOPWORDS or w in _FUNCTION or w in _VAGUE or len(w) < 3 for w in gram):
-                continue
-            out.add(" ".join(gram))
+    for i in range(len(tokens) - 1):
+        if fits[i] and fits[i + 1]:
+            out.add(f"{tokens[i]} {tokens[i + 1]}")
+            if i + 2 < len(tokens) and fits[i + 2]:
+                out.add(f"{tokens[i]} {tokens[i + 1]} {tokens[i + 2]}")
     return out
 
 

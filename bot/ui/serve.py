@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import socket
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
@@ -43,6 +44,8 @@ class Core(Protocol):
     ) -> Iterator[str | Answer]: ...
 
     def paper_count(self) -> int: ...
+
+    def warm(self) -> int: ...
 
     def triage(self, topic: str) -> TriageResult: ...
 
@@ -94,6 +97,19 @@ def _check_address(host: str, port: int) -> None:
         raise PaperbotError(f"cannot serve the chat UI on {host}:{port}: {why}") from exc
 
 
+def _warm(core: Core) -> None:
+    """Read the store and the model before serving (Core.warm), saying so; a store that cannot be read
+    is reported here and again, with what to do, to whoever asks."""
+    print("paperbot: reading the store and the embedding model...", flush=True)
+    started = time.monotonic()
+    try:
+        count = core.warm()
+    except PaperbotError as exc:
+        print(f"paperbot: warning: {exc}", file=sys.stderr, flush=True)
+        return
+    print(f"paperbot: {count:,} papers ready in {time.monotonic() - started:.1f} s", flush=True)
+
+
 def serve(
     bot: Core,
     ingest_seeds: IngestSeeds | None,
@@ -117,6 +133,7 @@ def serve(
         print(f"paperbot: warning: {warning}", file=sys.stderr, flush=True)
     quiet_gradio()
     core = WatchedCore(bot, reopen)
+    _warm(core)
     # Gradio reads its cache folder as the app is built: the scratch folder comes first.
     with scratch_folder() as scratch, stopping_on_signals():
         demo = build(

@@ -125,6 +125,9 @@ class WatchedCore:
     def paper_count(self) -> int:
         return self.current().paper_count()
 
+    def warm(self) -> int:
+        return self.current().warm()
+
     def triage(self, topic: str) -> TriageResult:
         return self.current().triage(topic)
 

@@ -47,6 +47,17 @@ def test_numpy_gives_the_vectors_sentence_transformers_gives(numpy_and_torch: tu
     assert fast.embed([]).shape == (0, 384)
 
 
+def test_texts_packed_together_get_the_vectors_each_gets_alone(numpy_and_torch: tuple[Embedder, Embedder]) -> None:
+    """Word pieces of texts of every length run packed (bot.encoder._Layout): no text's vector depends
+    on the others in its call, in one batch or split over several."""
+    fast, _ = numpy_and_torch
+    assert fast._numpy is not None
+    alone = np.stack([fast.embed([t])[0] for t in TEXTS])
+    together = fast.embed(TEXTS[::-1])[::-1]
+    split = encoder.NumpyBert(fast.path, 256, batch_size=2).embed(TEXTS)
+    assert np.abs(together - alone).max() < 1e-6 and np.abs(split - alone).max() < 1e-6
+
+
 def test_erf_is_the_error_function_to_float32_precision() -> None:
     grid = np.linspace(-9, 9, 36_001, dtype=np.float32)
     exact = np.array([math.erf(float(v)) for v in grid])

@@ -41,3 +41,11 @@ def test_an_off_topic_question_names_the_corpus_topics_from_the_service(seeded_b
     topics = seeded_bot.searcher.topics(3)
     assert len(topics) == 3 and topics[0][0] == "reinforcement learning"
     assert all(n >= 2 for _, n in topics)
+
+
+def test_a_link_in_an_abstract_makes_no_topic() -> None:
+    texts = ["Code at https://github.com/lab/graph-neural-networks here.", "See www.graph-neural.org today."] * 2
+    assert not any("github" in p or "neural" in p for p, _ in overview.topics(texts, 5))
+    assert overview.topics(["graph neural networks rock", "graph neural networks rock"], 1) == [
+        ("graph neural networks", 2)
+    ]

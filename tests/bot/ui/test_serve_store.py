@@ -65,6 +65,7 @@ def test_a_replaced_or_deleted_store_is_never_answered_from_memory(
         while "chat UI running at" not in log.read_text():
             assert process.poll() is None and time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)
+        assert "paperbot: 2 papers ready in" in log.read_text()  # read before the first question
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
         assert "PenguinCount" in _ask(client, QUESTION)
 

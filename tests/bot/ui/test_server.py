@@ -54,6 +54,7 @@ def _text(message: dict[str, Any]) -> str:
 
 def test_server_binds_loopback_and_prints_its_url(server: Any) -> None:
     assert f"chat UI running at http://127.0.0.1:{server.port}/" in server.log.read_text()
+    assert "paperbot: 0 papers ready in" in server.log.read_text()  # an empty store: the seeds come later
     if not os.path.exists("/proc/net/tcp"):
         pytest.skip("no /proc/net/tcp to read listening sockets from")
     assert _listening_addresses(server.port) == {"127.0.0.1"}
