@@ -191,8 +191,7 @@ def _erf(z: np.ndarray) -> np.ndarray:
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """BERT's exact GELU, x * Phi(x) = x * (1 + erf(x / sqrt 2)) / 2, on blocks of _GELU_BLOCK rows
-    whose few temporaries stay in the core's cache (on a (600, 1536) array: 2.8 ms against 5.0 ms
-    for whole-array steps, the same bits)."""
+    whose few temporaries stay in the core's cache: faster than whole-array steps, the same bits."""
     out = np.empty_like(x)
     root = np.float32(np.sqrt(2.0))
     for start in range(0, len(x), _GELU_BLOCK):

@@ -50,8 +50,8 @@ class Pick:
 
 def embed_ahead(embed: Embed, questions: list[str], hits: list[Hit]) -> None:
     """Embed the questions and every sentence of these papers in one call, before `scored` asks for
-    them paper by paper: through a cache of recent vectors (bot.embedding), one large batch runs the
-    model faster than one small batch a paper (about 1.2 times on a "which papers" answer of 10)."""
+    them paper by paper: through a cache of recent vectors (bot.embedding), one large batch keeps
+    the model's matrix products larger than one small batch a paper does."""
     embed(list(dict.fromkeys(questions + [s for hit in hits for s in sentences.split(hit.paper.display)])))
 
 
