@@ -26,11 +26,19 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "ml_conf_a
 
 
 def papers(corpus: Path, limit: int) -> list[Paper]:
-    """The first `limit` records with an abstract, as papers with their titles."""
+    """The first `limit` records with an abstract, as papers with their titles; ValueError naming the
+    file and line of one that is not a JSON object."""
     out: list[Paper] = []
-    with corpus.open(encoding="utf-8") as lines:
-        for line in lines:
-            record = json.loads(line)
+    with corpus.open(encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{corpus}:{number}: not JSON ({exc.msg}); give one JSON object per line") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{corpus}:{number}: not a JSON object; give one JSON object per line")
             text = str(record.get("abstract") or record.get("text") or "").strip()
             if text:
                 pid = str(len(out))
@@ -58,7 +66,12 @@ def main() -> None:
         variants.append((int(parts[0]), int(parts[1])))
     model = load(EmbedSettings())
     limit = model.settings.max_word_pieces
-    found = papers(args.corpus, args.papers)
+    try:
+        found = papers(args.corpus, args.papers)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if not found:
+        parser.error(f"{args.corpus} holds no record with an abstract")
     whole = sum(min(model.word_pieces(f"{p.title}. {p.display}" if p.title else p.display), limit) for p in found)
     print(f"{len(found):,} abstracts of {args.corpus.name}; whole abstracts (title first): {whole / len(found):.0f}")
     print("| max_tokens | overlap | chunks per abstract | word pieces per abstract | / whole abstracts |")

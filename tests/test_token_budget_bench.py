@@ -25,3 +25,13 @@ def test_token_budget_counts_fewer_word_pieces_without_overlap(tmp_path: Path) -
     assert float(rows[1][4].strip().rstrip("x")) >= 1.0  # the title leads every chunk
     bad = subprocess.run([*command[:-2], "sixty"], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert bad.returncode == 2 and "MAX_TOKENS:OVERLAP" in bad.stderr
+
+
+def test_token_budget_names_the_line_of_a_bad_record(tmp_path: Path) -> None:
+    corpus = tmp_path / "bad.jsonl"
+    corpus.write_text('{"abstract": "One sentence here."}\n{not json\n')
+    script = REPO / "benchmarks" / "token_budget.py"
+    bad = subprocess.run(
+        [sys.executable, str(script), "--corpus", str(corpus)], capture_output=True, text=True, timeout=300, cwd=REPO
+    )
+    assert bad.returncode == 2 and f"{corpus}:2: not JSON" in bad.stderr and "Traceback" not in bad.stderr
