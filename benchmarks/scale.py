@@ -23,8 +23,11 @@ reader process (`--reader`, the Paperbot facade as the CLI and UI use it), after
 question, warm search and warm extractive ask latency p50/p95 over --queries questions each of
 tests/data (questions.jsonl, heldout.jsonl; searches and asks get different ones, so no ask finds
 its question's vector cached), and the reader's peak RSS (VmHWM) after the searches and after the
-asks; then the cold start of `python -m bot --store STORE search Q` (wall time, median of 3 runs,
---cold-runs), after the reader has built the store's caches.
+asks; before that reader, the first process to read the store after its ingest (`first_read_s`,
+`first_read_rss_mb`: one search, which reads every chunk vector from Chroma and leaves the vector
+cache later readers load); then the cold start of `python -m bot --store STORE search Q` (wall
+time, median of 3 runs, --cold-runs). With --keep, a later run with --reuse reads the kept stores
+again without ingesting them (the vector cache removed first, so the first read is measured again).
 
 Run: .venv/bin/python benchmarks/scale.py                      # 10,000 and 100,000 papers
      .venv/bin/python benchmarks/scale.py --sizes 2000 --queries 10 --json
@@ -338,10 +341,24 @@ def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
     }
 
 
-def _run_reader(store: Path, count: int, url: str | None = None, dense_index: str = "auto") -> dict[str, Any]:
+def first_reader(store: Path, url: str | None = None) -> dict[str, Any]:
+    """In this (fresh) process, the first to read the store after its ingest: one search, which reads
+    every chunk vector from Chroma and leaves the vector cache every later reader loads instead."""
+    from bot.app import Paperbot
+
+    started = time.perf_counter()
+    app = Paperbot(_settings(store, url))
+    app.search(questions()[0])
+    return {"first_read_s": round(time.perf_counter() - started, 2), "first_read_rss_mb": round(_peak_rss_mb())}
+
+
+def _run_reader(
+    store: Path, count: int, url: str | None = None, dense_index: str = "auto", first: bool = False
+) -> dict[str, Any]:
     server = ["--reader-url", url] if url else []
+    mode = ["--first-reader"] if first else ["--queries", str(count)]
     run = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--reader", str(store), "--queries", str(count), *server],
+        [sys.executable, str(Path(__file__).resolve()), "--reader", str(store), *mode, *server],
         cwd=REPO,
         env=_clean_env(dense_index),
         capture_output=True,
@@ -381,9 +398,10 @@ def measure(n: int, folder: Path, table: SentenceTable, sentences: list[str], ar
     """Build a store of `n` synthetic papers in `folder` and measure it: embedded, or with --server
     on a `chroma run` server, read by a second client whose folder starts empty."""
     folder.mkdir(parents=True, exist_ok=True)
-    for old in ("store", "client", "server"):
-        shutil.rmtree(folder / old, ignore_errors=True)
-    write_corpus(folder / "corpus.jsonl", n, sentences, args.seed + n)
+    if not (args.reuse and (folder / "store").is_dir()):
+        for old in ("store", "client", "server"):
+            shutil.rmtree(folder / old, ignore_errors=True)
+        write_corpus(folder / "corpus.jsonl", n, sentences, args.seed + n)
     if not args.server:
         row = _measure(n, folder, None, table, args)
     else:
@@ -404,25 +422,38 @@ def _measure(n: int, folder: Path, url: str | None, table: SentenceTable, args: 
     chunks_before, lookup_before, fallback_before = table.chunks, table.seconds, table.fallback_sentences
     settings = _settings(store, url)
     app = Paperbot(settings)
-    started = time.perf_counter()
-    report = pipeline.run([corpus], settings, app.store, table)  # as bot/cli/wiring.py's ingest
-    ingest_s = time.perf_counter() - started
+    built = {}
+    if args.reuse and app.paper_count():
+        # Read again as kept by an earlier --keep run; the first reader starts from no vector cache.
+        for cache in store.glob("corpus-vectors-*.npz"):
+            cache.unlink()
+        shutil.rmtree(folder / "client", ignore_errors=True)
+        print(f"  reusing the store of {app.paper_count():,} papers in {store}", file=sys.stderr, flush=True)
+    else:
+        started = time.perf_counter()
+        report = pipeline.run([corpus], settings, app.store, table)  # as bot/cli/wiring.py's ingest
+        ingest_s = time.perf_counter() - started
+        print(f"  ingested {report.papers:,} papers in {ingest_s:.1f} s", file=sys.stderr, flush=True)
+        built = {
+            "ingested": report.papers,
+            "chunks": table.chunks - chunks_before,
+            "fallback_sentences": table.fallback_sentences - fallback_before,
+            "ingest_s": round(ingest_s, 1),
+            "ingest_papers_per_s": round(n / ingest_s, 1),
+            "vector_lookup_s": round(table.seconds - lookup_before, 1),
+        }
     app.store.close()
     del app
     gc.collect()
-    print(f"  ingested {report.papers:,} papers in {ingest_s:.1f} s", file=sys.stderr, flush=True)
+    first = _run_reader(read_from, 0, url, args.dense_index, first=True)
     read = _run_reader(read_from, args.queries, url, args.dense_index)
     cold = cold_search(read_from, questions()[0], args.cold_runs, url, args.dense_index)
     disk = disk_mb(read_from) + (disk_mb(folder / "server") + disk_mb(store) if url else 0.0)
     return {
         "papers": n,
         "where": "chroma run server" if url else "embedded",
-        "ingested": report.papers,
-        "chunks": table.chunks - chunks_before,
-        "fallback_sentences": table.fallback_sentences - fallback_before,
-        "ingest_s": round(ingest_s, 1),
-        "ingest_papers_per_s": round(n / ingest_s, 1),
-        "vector_lookup_s": round(table.seconds - lookup_before, 1),
+        **built,
+        **first,
         **read,
         "cold_search_s": cold,
         "disk_mb": round(disk, 1),
@@ -442,6 +473,8 @@ COLUMNS = (
     ("ask_p95_ms", "p95", "{:.0f} ms"),
     ("reader_rss_search_mb", "RSS search", "{:,} MB"),
     ("reader_rss_peak_mb", "RSS +ask", "{:,} MB"),
+    ("first_read_s", "1st read", "{:.1f} s"),
+    ("first_read_rss_mb", "RSS 1st", "{:,} MB"),
     ("cold_search_s", "cold search", "{:.1f} s"),
     ("disk_mb", "disk", "{:,.0f} MB"),
     ("real_embed_hours", "real embed", "{:.1f} h"),
@@ -449,7 +482,7 @@ COLUMNS = (
 
 
 def print_table(rows: list[dict]) -> None:
-    cells = [[fmt.format(row[key]) for key, _, fmt in COLUMNS] for row in rows]
+    cells = [[fmt.format(row[key]) if key in row else "-" for key, _, fmt in COLUMNS] for row in rows]
     widths = [max(len(title), *(len(c[i]) for c in cells)) for i, (_, title, _) in enumerate(COLUMNS)]
     print("  ".join(title.rjust(w) for (_, title, _), w in zip(COLUMNS, widths, strict=True)))
     for c in cells:
@@ -476,11 +509,18 @@ def main() -> None:
         default="auto",
         help="the readers' storage.dense_index (default: the product's own, auto)",
     )
+    parser.add_argument(
+        "--reuse", action="store_true", help="read the stores an earlier --keep run left in --workdir, without ingest"
+    )
     parser.add_argument("--reader", type=Path, help=argparse.SUPPRESS)  # internal: the reader process
+    parser.add_argument("--first-reader", action="store_true", help=argparse.SUPPRESS)  # internal: its first read
     parser.add_argument("--reader-url", help=argparse.SUPPRESS)  # internal: the reader's server
     args = parser.parse_args()
     if args.reader:
-        print(json.dumps(reader(args.reader, args.queries, args.reader_url)))
+        if args.first_reader:
+            print(json.dumps(first_reader(args.reader, args.reader_url)))
+        else:
+            print(json.dumps(reader(args.reader, args.queries, args.reader_url)))
         return
     if not (args.corpora / SOURCES[0][0]).is_file():
         raise SystemExit(f"no shared corpora at {args.corpora}; give --corpora")

@@ -7,7 +7,7 @@ turn their errors into messages. Ingest is not here: the CLI runs it (bot never 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -43,7 +43,7 @@ class Paperbot:
     def paper_count(self) -> int:
         return self.store.paper_count()
 
-    def papers(self) -> dict[str, Paper]:
+    def papers(self) -> Mapping[str, Paper]:
         """Every stored paper by id."""
         return self.store.papers()
 

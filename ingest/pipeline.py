@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 
@@ -109,6 +109,7 @@ def _write(
     store.follow_moved(plan.moved)
     if plan.embed or plan.remove or plan.keep or rebuild:
         store.refresh_lexical()
+        store.cache_vectors()
     if plan.stale:
         warnings.append(stale_warning(plan.stale))
     return IngestReport(
@@ -125,7 +126,7 @@ def _write(
     )
 
 
-def _outside_filter(stored: dict[str, Paper], found: dict[str, Paper], files: set[str]) -> dict[str, Paper]:
+def _outside_filter(stored: Mapping[str, Paper], found: dict[str, Paper], files: set[str]) -> dict[str, Paper]:
     """The stored papers a filtered run may change: those it found again, those with no source in the
     files it read, and those whose place in a file (`Source.slot`) a found paper now holds (an edit).
 

@@ -6,7 +6,7 @@ nothing (ingest.pipeline does).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -95,7 +95,7 @@ def group_records(
 
 def align(
     found: dict[str, Paper],
-    stored: dict[str, Paper],
+    stored: Mapping[str, Paper],
     folded: dict[str, int] | None = None,
     similarity: float = identity.NEAR_IDENTICAL,
 ) -> tuple[dict[str, Paper], int]:
@@ -136,7 +136,7 @@ def align(
     return out, merged
 
 
-def plan_changes(found: dict[str, Paper], stored: dict[str, Paper], files: set[str], prune: bool) -> Plan:
+def plan_changes(found: dict[str, Paper], stored: Mapping[str, Paper], files: set[str], prune: bool) -> Plan:
     slots_now = {s.slot(): pid for pid, p in found.items() for s in p.sources}
     embed: list[Paper] = []
     keep: list[Paper] = []
@@ -204,7 +204,7 @@ def _in_stored_order(
     return (*ordered, *now.values())
 
 
-def label_new(plan: Plan, stored: dict[str, Paper]) -> list[Paper]:
+def label_new(plan: Plan, stored: Mapping[str, Paper]) -> list[Paper]:
     removed = set(plan.remove)
     taken = {p.label for pid, p in stored.items() if pid not in removed and p.label}
     need = {p.paper_id: p.display for p in plan.embed if not p.label}

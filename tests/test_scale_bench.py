@@ -28,35 +28,16 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     if not (CORPORA / "ml_conf_abstracts.jsonl").is_file() or not (CORPORA / "scifact" / "corpus.jsonl").is_file():
         pytest.skip(f"the shared corpora are not at {CORPORA} (../shared/corpora); the scale benchmark needs them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "benchmarks" / "scale.py"),
-            "--sizes",
-            str(PAPERS),
-            "--queries",
-            str(QUERIES),
-            "--sentences",
-            "2000",
-            "--model-sample",
-            "20",
-            "--cold-runs",
-            "1",
-            "--corpora",
-            str(CORPORA),
-            "--workdir",
-            str(tmp_path / "work"),
-            "--json",
-            # On the server, search goes through Chroma's index, which 2,000 papers would not choose.
-            *(["--server", "--dense-index", "approximate"] if server else []),
-        ],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
+    small = ["--sizes", str(PAPERS), "--sentences", "2000", "--model-sample", "20", "--cold-runs", "1"]
+    where = ["--corpora", str(CORPORA), "--workdir", str(tmp_path / "work"), "--json"]
+    # On the server, search goes through Chroma's index, which 2,000 papers would not choose.
+    mode = ["--server", "--dense-index", "approximate"] if server else ["--keep"]
+
+    def bench(*extra: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(REPO / "benchmarks" / "scale.py"), *small, *where, *extra]
+        return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+
+    run = bench("--queries", str(QUERIES), *mode)
     lines = [line for line in run.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, run.stdout
     row = json.loads(lines[0])
@@ -81,4 +62,16 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     assert [m["approximate_chunks"] for m in misses] == [100, 300, 1000]
     assert all(m["of"] == 2 * QUERIES * 10 and 0 <= m["missed"] <= m["of"] for m in misses)
     assert misses[-1]["rate"] <= 0.05  # 1,000 chunks of 2,000 papers' ~4,800: nearly the exact top 10
-    assert not (tmp_path / "work" / f"papers-{PAPERS}").exists()  # removed without --keep
+    # The first process to read after the ingest reads every vector from Chroma and leaves the cache.
+    assert 0 < row["first_read_s"] < 120 and 0 < row["first_read_rss_mb"] < 16_000
+    kept = tmp_path / "work" / f"papers-{PAPERS}"
+    if server:
+        assert not kept.exists()  # removed without --keep
+        return
+    assert (kept / "store").is_dir() and (kept / "corpus.jsonl").is_file()
+    again = bench("--queries", "2", "--reuse")
+    assert again.returncode == 0, again.stderr[-3000:]
+    reread = json.loads(again.stdout.splitlines()[-1])
+    assert "ingested" not in reread and reread["papers_in_store"] == PAPERS  # read, not built again
+    assert reread["first_read_s"] > 0 and reread["queries"] == 2
+    assert "reusing the store of 2,000 papers" in again.stderr

@@ -67,7 +67,7 @@ class AnswerService:
     def _streams(self, questions: list[str], generator: str | None, previous: Answer | None) -> list[Stream]:
         """The steps every question takes: follow-ups resolved, all searched, then each answered in turn."""
         backend = self._backend(generator)
-        known = list(self.search.papers().values()) if previous is not None else []
+        known = self.search.papers().values() if previous is not None else ()  # read only if a follow-up names papers
         asked = [followup.resolve(q, previous, self.search.settings, known) for q in questions]
         asked = self._others(self._untangle(asked))
         # Answers draw on more papers than a search shows, for "which papers" lists.
@@ -108,7 +108,7 @@ class AnswerService:
         found = dict(
             zip(texts, zip(self.search.search_many(texts), self.search.relevant(texts), strict=True), strict=True)
         )
-        labels = {pid: paper.label for pid, paper in self.search.papers().items()}
+        papers = self.search.papers()
         out = []
         for f in asked:
             if f.kind != "another":
@@ -120,8 +120,8 @@ class AnswerService:
             if not others:
                 out.append(followup.Followup(f.question, f.standalone))
             elif parse(f.question).compares:
-                pair = (others[0], *(pid for pid in f.excluded if pid in labels))
-                names = [labels[pid] for pid in pair]
+                pair = (others[0], *(pid for pid in f.excluded if pid in papers))
+                names = [papers[pid].label for pid in pair]
                 compare = f"Compare {', '.join(names[:-1])} and {names[-1]}"
                 out.append(followup.Followup(f.question, compare, pair, "compare"))
             else:

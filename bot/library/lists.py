@@ -8,7 +8,7 @@ The list operations check their arguments and match names; the rows are kept by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from bot.errors import QueryError, UnknownPaperError
 from bot.store import Store
@@ -18,7 +18,7 @@ from bot.types import Paper, ReadingList
 _MIN_PREFIX = 6
 
 
-def resolve(papers: dict[str, Paper], refs: Iterable[str]) -> list[Paper]:
+def resolve(papers: Mapping[str, Paper], refs: Iterable[str]) -> list[Paper]:
     """The papers named by `refs`, each a paper id, an id prefix, a source id, a label or a title.
 
     Raises UnknownPaperError naming every ref that matches no paper or several.

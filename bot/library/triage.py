@@ -107,7 +107,7 @@ def triage(
     rows = np.array([corpus.position(p.paper.paper_id) for p in papers], dtype=np.int64)
     groups = themes.group(
         [p.paper for p in papers],
-        corpus.vectors.centroids[rows],
+        corpus.vectors.centroids_of(rows),
         corpus.lexical,
         topic,
         settings.max_themes,

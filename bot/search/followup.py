@@ -10,7 +10,7 @@ It does not search or compose.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +51,7 @@ class Followup:
 
 
 def resolve(
-    question: str | Query, previous: Answer | None, settings: RetrievalSettings, known: Sequence[Paper] = ()
+    question: str | Query, previous: Answer | None, settings: RetrievalSettings, known: Iterable[Paper] = ()
 ) -> Followup:
     """The standalone question and paper restriction for `question` asked after `previous`.
 

@@ -8,6 +8,7 @@ composes answers (bot.answer).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from bot.errors import QueryError
@@ -42,7 +43,7 @@ class SearchService:
                 self._retriever = Retriever(self.store.corpus(), self.embed, self.settings)
             return self._retriever
 
-    def papers(self) -> dict[str, Paper]:
+    def papers(self) -> Mapping[str, Paper]:
         """The papers searched now, by id."""
         return self.retriever().corpus.papers
 

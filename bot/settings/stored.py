@@ -160,6 +160,19 @@ class StoreSettings(BaseModel):
         "path saves memory (1.85 GB against 2.75 GB), which past a few hundred thousand papers decides "
         "(docs/scale.md).",
     )
+    papers_in_memory: int = Field(
+        50_000,
+        ge=1,
+        description="Store size (papers) from which a reader keeps only paper ids in memory and reads each "
+        "paper's text and metadata from the registry when a search or answer needs it, instead of every paper "
+        "at start (docs/scale.md: at 100,000 papers that is most of a reader's memory and start-up).",
+    )
+    papers_recent: int = Field(
+        4_096,
+        ge=1,
+        description="Papers read row by row (a store of `papers_in_memory` or more) that stay in memory, the "
+        "most recently used.",
+    )
     approximate_chunks: int = Field(
         300,
         ge=10,

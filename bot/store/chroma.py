@@ -374,7 +374,8 @@ class VectorStore:
             offset += page
 
     def all_vectors(self, page: int = 5000) -> ChunkVectors:
-        """Every stored chunk vector with its chunk and paper id, read from Chroma in pages.
+        """Every stored chunk vector with its chunk and paper id, read from Chroma in pages, rows ordered
+        by paper id (ChunkVectors.gather).
 
         Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
         """
@@ -423,8 +424,9 @@ class VectorStore:
             if len(metas) < page:
                 break
             offset += page
-        matrix = np.concatenate(blocks) if blocks else np.zeros((0, 0), dtype=np.float32)
-        return ChunkVectors(tuple(chunk_ids), tuple(paper_ids), matrix)
+        if not blocks:
+            return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
+        return ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         """The `n` nearest chunks to each query vector, nearest first.

@@ -8,7 +8,7 @@ and score with matrix products. It does not embed text, read files or rank paper
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,8 +38,7 @@ class DenseVectors(Protocol):
     has_vectors: np.ndarray
     lexical: int  # how many of its best lexical papers a caller adds as candidates (0: every paper is exact)
 
-    @property
-    def centroids(self) -> np.ndarray: ...
+    def centroids_of(self, positions: Sequence[int] | np.ndarray) -> np.ndarray: ...
     @property
     def chunk_count(self) -> int: ...
     @property
@@ -52,7 +51,7 @@ class DenseVectors(Protocol):
 
 
 class PaperVectors:
-    """Chunk vectors sorted by paper, with one unit-length centroid per paper."""
+    """Chunk vectors sorted by paper; a paper's centroid is worked out when asked for (triage's groups)."""
 
     lexical = 0  # every paper is scored exactly: no candidates to add
 
@@ -67,16 +66,19 @@ class PaperVectors:
         self._owner = rows[keep]
         self._chunk_ids = [chunks.chunk_ids[i] for i in keep]
         dimension = chunks.matrix.shape[1] if chunks.matrix.size else 0
-        self._matrix = chunks.matrix[keep] if len(keep) else np.zeros((0, dimension), dtype=np.float32)
+        if np.array_equal(keep, np.arange(len(rows))):
+            self._matrix = chunks.matrix  # already in paper order (ChunkVectors.gather): no copy
+        else:
+            self._matrix = chunks.matrix[keep] if len(keep) else np.zeros((0, dimension), dtype=np.float32)
         self.has_vectors = np.zeros(len(self.paper_ids), dtype=bool)
         self.has_vectors[self._owner] = True
         # e.g. owners [0, 0, 1, 3] -> starts [0, 2, 3] for papers 0, 1, 3 (paper 2 has none)
         self._papers_present, self._starts = np.unique(self._owner, return_index=True)
-        self.centroids = np.zeros((len(self.paper_ids), dimension), dtype=np.float32)
-        if len(keep):
-            sums = np.add.reduceat(self._matrix, self._starts, axis=0)
-            norms = np.linalg.norm(sums, axis=1, keepdims=True)
-            self.centroids[self._papers_present] = sums / np.maximum(norms, 1e-12)
+        # Each paper's chunk rows: _first[p] up to _first[p] + _count[p] (count 0: no vectors).
+        self._first = np.zeros(len(self.paper_ids), dtype=np.int64)
+        self._count = np.zeros(len(self.paper_ids), dtype=np.int64)
+        self._first[self._papers_present] = self._starts
+        self._count[self._papers_present] = np.diff(np.append(self._starts, len(self._owner)))
         self._dimension = dimension
 
     @property
@@ -86,6 +88,26 @@ class PaperVectors:
     @property
     def chunk_count(self) -> int:
         return len(self._chunk_ids)
+
+    def centroids_of(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """The unit-length mean chunk vector of each paper at `positions` (zeros for one without vectors).
+
+        Worked out for these papers only, not held for every paper: at 100,000 papers that matrix
+        and its making cost a reader about 450 MB at its peak (docs/scale.md).
+        Example: a paper with chunks [1, 0] and [0, 1] -> [0.707, 0.707]
+        """
+        positions = np.asarray(positions, dtype=np.int64)
+        out = np.zeros((len(positions), self._dimension), dtype=np.float32)
+        counts = self._count[positions]
+        held = np.flatnonzero(counts > 0)
+        if not len(held):
+            return out
+        counts = counts[held]
+        starts = np.cumsum(counts) - counts  # where each paper's rows begin among the rows taken
+        rows = np.repeat(self._first[positions[held]] - starts, counts) + np.arange(int(counts.sum()))
+        sums = np.add.reduceat(self._matrix[rows], starts, axis=0)
+        out[held] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        return out
 
     def spread(self, query: np.ndarray, similarity: np.ndarray) -> float:
         """The standard deviation of `similarity` (one query's row) over the papers with vectors."""
@@ -147,7 +169,7 @@ class Corpus:
     """Everything whole-corpus scoring needs, for registry version `version`."""
 
     version: int
-    papers: dict[str, Paper]
+    papers: Mapping[str, Paper]
     lexical: LexicalIndex
     vectors: DenseVectors
     lexical_rows: np.ndarray  # row of each paper (in `paper_ids` order) in the BM25 index's own order
@@ -156,7 +178,7 @@ class Corpus:
     def build(
         cls,
         version: int,
-        papers: dict[str, Paper],
+        papers: Mapping[str, Paper],
         lexical: LexicalIndex,
         chunks: ChunkVectors | Callable[[list[str]], DenseVectors],
     ) -> Corpus:

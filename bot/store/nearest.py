@@ -69,9 +69,8 @@ class NearestVectors:
                 self._all = self._load_all()
             return self._all
 
-    @property
-    def centroids(self) -> np.ndarray:
-        return self._every().centroids
+    def centroids_of(self, positions: Sequence[int] | np.ndarray) -> np.ndarray:
+        return self._every().centroids_of(positions)
 
     @property
     def chunk_count(self) -> int:

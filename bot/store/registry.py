@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from bot.errors import StoreError
 from bot.store import failures
 from bot.store.database import Database
 from bot.store.paths import StorePaths
+from bot.store.rows import PaperRows
 from bot.types import Paper, Source
 
 _SCHEMA = """
@@ -78,16 +79,20 @@ def _to_row(paper: Paper) -> tuple[str, str, str, str]:
     return paper.paper_id, record["content_hash"], record["label"], record["data"]
 
 
-def _from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
+def from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
+    """The paper of one registry row (paper_id, content_hash, label, data)."""
     return from_record(paper_id, {"content_hash": content_hash, "label": label, "data": blob})
 
 
 class Registry:
     """Papers by id, persisted in `folder/papers.sqlite`; its connection (`database`) also serves the lists."""
 
-    def __init__(self, folder: Path, read_only: bool = False) -> None:
+    def __init__(self, folder: Path, read_only: bool = False, in_memory: int = 50_000, recent: int = 4_096) -> None:
         """Open (or create) the registry of the store in `folder`; with `read_only`, open it with
-        SQLite's mode=ro and create nothing (a read-only folder without one holds no papers)."""
+        SQLite's mode=ro and create nothing (a read-only folder without one holds no papers).
+
+        A registry of fewer than `in_memory` papers is read whole; a larger one row by row as asked,
+        keeping the `recent` papers read last (bot.store.rows)."""
         path = StorePaths(folder).registry
         try:
             if read_only:
@@ -110,15 +115,22 @@ class Registry:
                 "writable, or choose another with --store"
             ) from exc
         self.folder = folder
-        self._cache: dict[str, Paper] | None = None
+        self._in_memory = in_memory
+        self._recent = recent
+        self._cache: Mapping[str, Paper] | None = None
         self._cached_version = -1
 
-    def papers(self) -> dict[str, Paper]:
-        """Every stored paper by id (cached until the registry's version moves, by any process's write)."""
+    def papers(self) -> Mapping[str, Paper]:
+        """Every stored paper by id (cached until the registry's version moves, by any process's write):
+        a dict, or from `in_memory` papers a PaperRows that reads each paper when asked."""
         version = self.version()
         if self._cache is None or self._cached_version != version:
-            rows = self.database.rows("SELECT paper_id, content_hash, label, data FROM papers")
-            self._cache, self._cached_version = {row[0]: _from_row(*row) for row in rows}, version
+            if self.count() >= self._in_memory:
+                self._cache = PaperRows(self.database, from_row, self._recent)
+            else:
+                rows = self.database.rows("SELECT paper_id, content_hash, label, data FROM papers")
+                self._cache = {row[0]: from_row(*row) for row in rows}
+            self._cached_version = version
         return self._cache
 
     def write(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,29 @@ class ChunkVectors:
     chunk_ids: tuple[str, ...]
     paper_ids: tuple[str, ...]
     matrix: np.ndarray  # float32, (chunks, dimension), unit length rows
+
+    @classmethod
+    def gather(cls, chunk_ids: Sequence[str], paper_ids: Sequence[str], pages: list[np.ndarray]) -> ChunkVectors:
+        """ChunkVectors with rows ordered by paper id (a paper's chunks keep their order), the order a
+        corpus reads them in, so that a reader scores the matrix as loaded, with no copy (PaperVectors).
+
+        Row i of the pages' concatenation is chunk `chunk_ids[i]`. Each page is placed and let go in
+        turn, so no more than one extra copy of the vectors is held; `pages` is emptied.
+        Example: paper ids ("b", "a", "b") in pages [[r0, r1], [r2]] -> rows r1, r0, r2
+        """
+        order = np.argsort(np.array(paper_ids, dtype=str), kind="stable")
+        if len(pages) == 1 and np.array_equal(order, np.arange(len(order))):
+            return cls(tuple(chunk_ids), tuple(paper_ids), pages.pop())
+        dimension = pages[0].shape[1] if pages else 0
+        matrix = np.empty((len(order), dimension), dtype=np.float32)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        start = 0
+        while pages:
+            page = pages.pop(0)
+            matrix[rank[start : start + len(page)]] = page
+            start += len(page)
+        return cls(tuple(chunk_ids[i] for i in order), tuple(paper_ids[i] for i in order), matrix)
 
 
 class VectorCache:

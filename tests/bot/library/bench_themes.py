@@ -109,7 +109,7 @@ def random_sets(store: Path, count: int, largest: int) -> list[tuple[str, list[P
         size = int(rng.integers(6, min(largest, total) + 1))
         rows = np.sort(rng.choice(total, size=size, replace=False))
         papers = [corpus.papers[corpus.paper_ids[i]] for i in rows]
-        out.append((f"random set {n + 1}", papers, np.asarray(corpus.vectors.centroids[rows], dtype=np.float32)))
+        out.append((f"random set {n + 1}", papers, np.asarray(corpus.vectors.centroids_of(rows), dtype=np.float32)))
     return out
 
 

@@ -138,7 +138,7 @@ def prf(b: Bench) -> None:
         moved = []
         for vector, result in zip(b.queries, first, strict=True):
             rows = [b.corpus.position(h.paper.paper_id) for h in result.hits[:m]]
-            q = vector + beta * b.corpus.vectors.centroids[rows].mean(axis=0)
+            q = vector + beta * b.corpus.vectors.centroids_of(rows).mean(axis=0)
             moved.append(q / np.linalg.norm(q))
         second = b.corpus.vectors.similarity(np.array(moved))
         print(f"prf: top {m}, beta {beta}: {b.hybrid(0.5 * dense + 0.5 * second)}")
@@ -217,7 +217,7 @@ def importance(b: Bench) -> None:
 def centroid(b: Bench) -> None:
     """The dense score mixed with the cosine to the paper's mean chunk vector (its whole abstract)."""
     best = b.corpus.vectors.similarity(b.queries)
-    whole = b.queries @ b.corpus.vectors.centroids.T
+    whole = b.queries @ b.corpus.vectors.centroids_of(np.arange(len(b.corpus.paper_ids))).T
     for mix in (0.0, 0.3, 0.5):
         print(f"centroid: mix {mix}: {b.hybrid((1 - mix) * best + mix * whole)}")
 

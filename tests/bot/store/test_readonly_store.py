@@ -74,12 +74,16 @@ def two_paper_store(
     small_abstracts: dict[str, str],
     run_ingest: Callable[..., Any],
 ) -> tuple[Settings, Path]:
-    """A store of PenguinCount and TideBench whose BM25 index is gone (a reader must build it),
-    and a file of two more abstracts to try ingesting."""
+    """A store of PenguinCount and TideBench whose BM25 index and vector cache are gone (as in a store
+    from before ingest kept them: a reader must build both), and a file of two more abstracts to try
+    ingesting."""
     texts = list(small_abstracts.values())
     settings = settings_for(tmp_path / "store")
     assert run_ingest(settings, [write_abstracts(tmp_path / "two.txt", texts[:2])]).added == 2
-    shutil.rmtree(StorePaths(settings.store).lexical)
+    paths = StorePaths(settings.store)
+    shutil.rmtree(paths.lexical)
+    (cache,) = paths.vector_caches()  # the ingest left one
+    cache.unlink()
     return settings, write_abstracts(tmp_path / "more" / "two-more.txt", texts[2:])
 
 

@@ -1,0 +1,115 @@
+"""A large registry's papers, read from SQLite as they are asked for instead of all at start.
+
+Holding every paper of 100,000 in memory costs a reader about a gigabyte at its peak and seconds
+at start (docs/scale.md). From `StoreSettings.papers_in_memory` papers the registry hands out a
+PaperRows instead of a dict: the same read-only mapping of paper id -> Paper for one registry
+version, holding only the ids and the papers read lately. Iterating its values reads the rows in
+pages. It knows no tables beyond the registry's one query shape, and nothing of vectors.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
+from typing import Any
+
+from bot.errors import StoreError
+from bot.store.database import Database
+from bot.types import Paper
+
+Decode = Callable[..., Paper]  # (paper_id, content_hash, label, data) -> Paper
+
+_COLUMNS = "SELECT paper_id, content_hash, label, data FROM papers"
+
+
+class PaperRows(Mapping[str, Paper]):
+    """Every paper of one registry version by id, each read from SQLite when first asked for.
+
+    The ids are read at once (in id order, the order iteration keeps); the last `recent` papers
+    read stay in memory. A paper written since the version was read is read as it is now; one
+    removed since says so (a StoreError: ask again), as a reader of a store under ingest would expect.
+    Example: rows["p3f9a2c..."] -> Paper(label='Cal-SPI', ...); len(rows) -> 100000
+    """
+
+    def __init__(self, database: Database, decode: Decode, recent: int, page: int = 2_000) -> None:
+        self._database = database
+        self._decode = decode
+        self._recent = max(1, recent)
+        self._page = page
+        self._ids = [str(row[0]) for row in database.rows("SELECT paper_id FROM papers ORDER BY paper_id")]
+        self._known = frozenset(self._ids)
+        self._read: OrderedDict[str, Paper] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __contains__(self, paper_id: object) -> bool:
+        return paper_id in self._known
+
+    def __getitem__(self, paper_id: str) -> Paper:
+        if paper_id not in self._known:
+            raise KeyError(paper_id)
+        with self._lock:
+            paper = self._read.get(paper_id)
+            if paper is not None:
+                self._read.move_to_end(paper_id)
+                return paper
+        found = self._database.rows(f"{_COLUMNS} WHERE paper_id = ?", (paper_id,))
+        if not found:
+            raise StoreError(
+                f"paper {paper_id} was removed from the store while it was being read (an ingest with "
+                "--prune, or a rebuild); ask again"
+            )
+        paper = self._decode(*found[0])
+        self._keep(paper)
+        return paper
+
+    def _keep(self, paper: Paper) -> None:
+        with self._lock:
+            self._read[paper.paper_id] = paper
+            self._read.move_to_end(paper.paper_id)
+            while len(self._read) > self._recent:
+                self._read.popitem(last=False)
+
+    def values(self) -> ValuesView[Paper]:
+        return _Values(self)
+
+    def items(self) -> ItemsView[str, Paper]:
+        return _Items(self)
+
+    def stream(self) -> Iterator[Paper]:
+        """Every paper of this version in id order, read a page of rows at a time (none kept)."""
+        after = ""
+        while True:
+            rows: list[tuple[Any, ...]] = self._database.rows(
+                f"{_COLUMNS} WHERE paper_id > ? ORDER BY paper_id LIMIT ?", (after, self._page)
+            )
+            for row in rows:
+                if row[0] in self._known:  # not a paper written since this version was read
+                    yield self._decode(*row)
+            if len(rows) < self._page:
+                return
+            after = str(rows[-1][0])
+
+
+class _Values(ValuesView[Paper]):
+    """`PaperRows.values()`: papers read in pages, not one query each."""
+
+    _mapping: PaperRows
+
+    def __iter__(self) -> Iterator[Paper]:
+        return self._mapping.stream()
+
+
+class _Items(ItemsView[str, Paper]):
+    """`PaperRows.items()`: (paper id, paper) pairs read in pages."""
+
+    _mapping: PaperRows
+
+    def __iter__(self) -> Iterator[tuple[str, Paper]]:
+        return ((p.paper_id, p) for p in self._mapping.stream())
