@@ -15,10 +15,11 @@ import numpy as np
 
 from bot.errors import QueryError
 from bot.library import themes
-from bot.search.relevance import choose_cut, score_topic
+from bot.search.relevance import above_cut, score_topic
 from bot.settings import TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
+from bot.store.rows import read_many
 from bot.text import sentences
 from bot.text.terms import words
 from bot.types import Paper, TriagedPaper, TriageResult
@@ -83,13 +84,12 @@ def triage(
         raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
     query = embed([topic])[0]
     scored = score_topic(corpus, topic, query, settings)
-    cut = choose_cut(scored.score, settings)
+    cut, above = above_cut(scored, settings)
     ranked = np.argsort(-scored.score, kind="stable")
-    keep = [int(i) for i in ranked if cut.method == "gap" and scored.score[i] > cut.threshold]
+    keep = [int(i) for i in ranked if above[i]]
     texts = chunk_texts([c for c in (scored.best_chunks[i] for i in keep) if c])
     papers: list[TriagedPaper] = []
-    for i in keep:
-        paper = corpus.papers[corpus.paper_ids[i]]
+    for i, paper in zip(keep, read_many(corpus.papers, [corpus.paper_ids[i] for i in keep]), strict=True):
         chunk = texts.get(scored.best_chunks[i] or "")
         sentence, sentence_terms = best_sentence(paper, topic, corpus.lexical, chunk, settings)
         papers.append(

@@ -31,6 +31,9 @@ class TopicScores:
     coverage: np.ndarray
     matched: list[tuple[str, np.ndarray]]  # each topic word and which papers contain it
     best_chunks: tuple[str | None, ...]
+    # Scored exactly: every paper, but on the approximate path (bot.store.nearest) only the candidates;
+    # the others' dense part is a bound shared by thousands of papers, not a score to cut on.
+    exact: np.ndarray
 
 
 def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageSettings) -> TopicScores:
@@ -57,7 +60,17 @@ def score_topic(corpus: Corpus, topic: str, query: np.ndarray, settings: TriageS
     dense = np.where(corpus.vectors.has_vectors, best.similarity, 0.0).astype(np.float32)
     score = dense + settings.lexical_weight * lexical
     matched = [(word, mask[corpus.lexical_rows]) for word, _, mask in presence]
-    return TopicScores(score, dense, lexical, coverage, matched, best.chunk_ids)
+    exact = ~corpus.vectors.has_vectors | np.array([c is not None for c in best.chunk_ids], dtype=bool)
+    return TopicScores(score, dense, lexical, coverage, matched, best.chunk_ids, exact)
+
+
+def above_cut(scored: TopicScores, settings: TriageSettings) -> tuple[Cut, np.ndarray]:
+    """The cut among the papers scored exactly, and which papers are above it (none unless the cut
+    found a gap). Example: exact scores [0.97, 0.85, 0.55, 0.19] -> the first three kept"""
+    cut = choose_cut(scored.score[scored.exact], settings)
+    if cut.method != "gap":
+        return cut, np.zeros(len(scored.score), dtype=bool)
+    return cut, (scored.score > cut.threshold) & scored.exact
 
 
 def choose_cut(scores: np.ndarray, settings: TriageSettings) -> Cut:
@@ -120,7 +133,6 @@ def relevant(corpus: Corpus, text: str, query: np.ndarray, settings: TriageSetti
     Example: relevant(seeds, "GRPO", vector, settings) -> Relevant(scores={sort_id: 1.21, ...}, cut=Cut('gap', ...))
     """
     scored = score_topic(corpus, text, query, settings)
-    cut = choose_cut(scored.score, settings)
-    keep = scored.score > cut.threshold if cut.method == "gap" else np.zeros(len(scored.score), dtype=bool)
+    cut, keep = above_cut(scored, settings)
     ids = corpus.paper_ids
     return Relevant({ids[i]: round(float(scored.score[i]), 4) for i in np.flatnonzero(keep)}, cut)

@@ -25,6 +25,7 @@ from bot.settings import RetrievalSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
 from bot.store.nearest import lexical_candidates
+from bot.store.rows import read_many
 from bot.types import Hit, ScoreParts, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -125,8 +126,7 @@ class Retriever:
         ids = self.corpus.paper_ids
         order = sorted(np.argsort(-fused, kind="stable")[:k].tolist(), key=lambda i: (-fused[i], ids[i]))
         hits: list[Hit] = []
-        for i in order:
-            paper = self._papers[ids[i]]
+        for i, paper in zip(order, read_many(self._papers, [ids[i] for i in order]), strict=True):
             terms = tuple(word for word, _, present in presence if present[i])
             lexical = bm25[i] / best_bm25 if best_bm25 > 0 else 0.0
             hits.append(

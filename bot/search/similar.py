@@ -14,6 +14,7 @@ from bot.errors import QueryError
 from bot.settings import ChunkSettings, TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
+from bot.store.rows import read_many
 from bot.text import chunking, normalise
 from bot.text.terms import query_words, word_tokens
 from bot.types import Neighbour, Paper, SimilarResult
@@ -80,8 +81,7 @@ def shared_terms(lexical: LexicalIndex, a: str, b: str, rare_idf: float, most: i
 def _top(corpus: Corpus, sims: np.ndarray, k: int, text: str, settings: TriageSettings) -> tuple[Neighbour, ...]:
     order = [int(i) for i in np.argsort(-sims, kind="stable")[:k] if np.isfinite(sims[i])]
     out = []
-    for i in order:
-        paper = corpus.papers[corpus.paper_ids[i]]
+    for i, paper in zip(order, read_many(corpus.papers, [corpus.paper_ids[i] for i in order]), strict=True):
         shared = shared_terms(corpus.lexical, text, paper.searchable_text(), settings.similar_rare_idf)
         out.append(Neighbour(paper, round(float(sims[i]), 4), shared))
     return tuple(out)

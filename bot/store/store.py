@@ -33,6 +33,7 @@ from bot.store.lists import ReadingLists, has_tables
 from bot.store.nearest import NearestVectors
 from bot.store.paths import StorePaths
 from bot.store.registry import Registry
+from bot.store.rows import read_many
 from bot.store.vectors import ChunkVectors, VectorCache
 from bot.text import chunking
 from bot.types import Chunk, Paper
@@ -468,8 +469,8 @@ class Store:
             if parsed is not None and parsed[0] in papers:
                 wanted.setdefault(parsed[0], []).append((chunk_id, parsed[1]))
         found: dict[str, str] = {}
-        for paper_id, positions in wanted.items():
-            chunks = chunking.paper_chunks(papers[paper_id], self.chunk)
+        for paper, positions in zip(read_many(papers, list(wanted)), wanted.values(), strict=True):
+            chunks = chunking.paper_chunks(paper, self.chunk)
             found.update({cid: chunks[i].text for cid, i in positions if i < len(chunks)})
         return found
 

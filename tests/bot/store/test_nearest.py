@@ -62,3 +62,20 @@ def test_few_candidates_still_find_the_exact_top_papers_without_reading_every_ve
     # "More like this" needs every vector: they are read then, once.
     similar = bot.similar(ref=_ids(bot, questions[0])[0], k=3)
     assert len(similar.papers) == 3 and vectors._all is not None
+
+
+def test_the_relevance_cut_counts_only_papers_scored_exactly(
+    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+) -> None:
+    # The papers outside the candidates share one bound, not a score: cut on it, that mass of papers
+    # was all "relevant" (at 100,000 papers, every paper for "which papers use deep Q-learning?").
+    bot = _bot(
+        seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=5, approximate_lexical=2
+    )
+    for topic in ("reinforcement learning", "policy optimization for language models", "benchmarks for agents"):
+        (near,) = bot.searcher.relevant([topic])
+        (exact,) = seeded_bot.searcher.relevant([topic])
+        assert 0 < len(near.scores) <= 5 + 2, (topic, len(near.scores))
+        assert set(near.scores) & set(exact.scores), topic  # the best of them are the exact path's too
+        triaged = bot.triage(topic)
+        assert {p.paper.paper_id for p in triaged.papers} == set(near.scores)

@@ -11,7 +11,7 @@ from bot.app import Paperbot
 from bot.errors import StoreError
 from bot.settings import Settings
 from bot.store.registry import Registry, from_row
-from bot.store.rows import PaperRows
+from bot.store.rows import PaperRows, read_many
 from bot.types import Paper, Source
 
 
@@ -74,6 +74,18 @@ def test_only_the_recent_papers_stay_in_memory_and_a_removed_one_says_ask_again(
     with pytest.raises(StoreError, match="p000000000001"):
         rows["p000000000001"]
     assert len(registry.papers()) == 5  # a new version: read again
+
+
+def test_many_papers_are_read_a_page_per_query_in_the_order_asked(registry: Registry, tmp_path: Path) -> None:
+    rows = PaperRows(registry.database, from_row, recent=10, page=2)
+    whole = Registry(tmp_path, in_memory=100).papers()
+    ids = ["p000000000005", "p000000000000", "p000000000003", "p000000000005", "p000000000001"]
+    assert read_many(rows, ids) == [whole[pid] for pid in ids] == read_many(whole, ids)
+    with pytest.raises(KeyError):
+        rows.many(["p000000000000", "p999"])
+    Registry(registry.folder).write(delete=["p000000000006"])
+    with pytest.raises(StoreError, match="p000000000006 was removed"):
+        rows.many(["p000000000002", "p000000000006"])
 
 
 def test_a_store_read_row_by_row_searches_answers_and_triages_as_one_read_whole(
