@@ -1,7 +1,7 @@
 """A large registry's papers, read from SQLite as they are asked for instead of all at start.
 
-Holding every paper of 100,000 in memory costs a reader about a gigabyte at its peak and seconds
-at start (docs/scale.md). From `StoreSettings.papers_in_memory` papers the registry hands out a
+Holding every paper of 100,000 in memory costs a reader hundreds of MB and seconds at start
+(docs/scale.md). From `StoreSettings.papers_in_memory` papers the registry hands out a
 PaperRows instead of a dict: the same read-only mapping of paper id -> Paper for one registry
 version, holding only the ids and the papers read lately. Iterating its values reads the rows in
 pages. It knows no tables beyond the registry's one query shape, and nothing of vectors.
@@ -21,6 +21,7 @@ from bot.types import Paper
 Decode = Callable[..., Paper]  # (paper_id, content_hash, label, data) -> Paper
 
 _COLUMNS = "SELECT paper_id, content_hash, label, data FROM papers"
+_IDS_PER_QUERY = 900  # under the 999 variables a statement may bind in SQLite builds before 3.32
 
 
 class PaperRows(Mapping[str, Paper]):
@@ -81,8 +82,9 @@ class PaperRows(Mapping[str, Paper]):
         unknown = next((pid for pid in wanted if pid not in self._known), None)
         if unknown is not None:
             raise KeyError(unknown)
-        for start in range(0, len(wanted), self._page):
-            part = wanted[start : start + self._page]
+        per_query = min(self._page, _IDS_PER_QUERY)
+        for start in range(0, len(wanted), per_query):
+            part = wanted[start : start + per_query]
             marks = ", ".join("?" * len(part))
             for row in self._database.rows(f"{_COLUMNS} WHERE paper_id IN ({marks})", tuple(part)):
                 paper = self._decode(*row)
