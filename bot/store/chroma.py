@@ -373,14 +373,17 @@ class VectorStore:
                 return found
             offset += page
 
-    def all_vectors(self, page: int = 5000) -> ChunkVectors:
+    def all_vectors(self, page: int | None = None) -> ChunkVectors:
         """Every stored chunk vector with its chunk and paper id, read from Chroma in pages, rows ordered
-        by paper id (ChunkVectors.gather).
+        by paper id (ChunkVectors.gather). A server's pages are smaller (1,000 against 5,000): each
+        reply is decoded from JSON whole, and at 10,000 papers 5,000-vector pages took a new client's
+        first read to 1,094 MB against 727 MB (medians of 3 runs, docs/scale.md).
 
         Example: the 53 seed papers -> ChunkVectors with 208 rows of 384 floats each.
         """
         from chromadb.errors import ChromaError
 
+        page = page or (1000 if self._url is not None else 5000)
         try:
             return self._read_all(page)
         except ChromaError as exc:
