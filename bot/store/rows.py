@@ -53,22 +53,7 @@ class PaperRows(Mapping[str, Paper]):
         return paper_id in self._known
 
     def __getitem__(self, paper_id: str) -> Paper:
-        if paper_id not in self._known:
-            raise KeyError(paper_id)
-        with self._lock:
-            paper = self._read.get(paper_id)
-            if paper is not None:
-                self._read.move_to_end(paper_id)
-                return paper
-        found = self._database.rows(f"{_COLUMNS} WHERE paper_id = ?", (paper_id,))
-        if not found:
-            raise StoreError(
-                f"paper {paper_id} was removed from the store while it was being read (an ingest with "
-                "--prune, or a rebuild); ask again"
-            )
-        paper = self._decode(*found[0])
-        self._keep(paper)
-        return paper
+        return self.many([paper_id])[0]
 
     def many(self, paper_ids: Sequence[str]) -> list[Paper]:
         """These papers in this order, those not in memory read a page of ids per query, not one each:
@@ -76,8 +61,13 @@ class PaperRows(Mapping[str, Paper]):
 
         Example: rows.many(["p3f9a2c...", "p0b71d4..."]) -> [Paper(label='Cal-SPI'), Paper(label='CURE')]
         """
+        found: dict[str, Paper] = {}
         with self._lock:
-            found = {pid: self._read[pid] for pid in paper_ids if pid in self._read}
+            for pid in paper_ids:
+                kept = self._read.get(pid)
+                if kept is not None:
+                    self._read.move_to_end(pid)
+                    found[pid] = kept
         wanted = [pid for pid in dict.fromkeys(paper_ids) if pid not in found]
         unknown = next((pid for pid in wanted if pid not in self._known), None)
         if unknown is not None:
@@ -90,9 +80,12 @@ class PaperRows(Mapping[str, Paper]):
                 paper = self._decode(*row)
                 found[paper.paper_id] = paper
                 self._keep(paper)
-        for pid in paper_ids:
-            if pid not in found:
-                return [self[pid]]  # removed since this version was read: say so as one read does
+        gone = next((pid for pid in wanted if pid not in found), None)
+        if gone is not None:
+            raise StoreError(
+                f"paper {gone} was removed from the store while it was being read (an ingest with "
+                "--prune, or a rebuild); ask again"
+            )
         return [found[pid] for pid in paper_ids]
 
     def _keep(self, paper: Paper) -> None:
