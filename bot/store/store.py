@@ -346,9 +346,12 @@ class Store:
 
     def cache_vectors(self) -> None:
         """After an ingest changed papers: copy every chunk vector of the new version into the vector
-        cache, so no reader reads them from Chroma (at 100,000 papers that took a reader 15 s and,
-        with Chroma's whole index in its memory, 1.7 GB; docs/scale.md). Failing only costs the
-        next reader that read."""
+        cache, so no reader reads them from Chroma (at 100,000 papers a reader's first search took 30 s
+        that way, with Chroma's whole index in its memory; docs/scale.md). Not for a store its readers
+        search through Chroma's index (they read every vector only for triage or similar papers).
+        Failing only costs the next reader that read."""
+        if not self._reads_exactly(self.registry.count()):
+            return
         try:
             self._chunk_vectors(self.registry.version(), self.vectors.count())
         except StoreError as exc:
@@ -408,8 +411,7 @@ class Store:
         """Every chunk vector (the exact path), or, for a large store or dense_index 'approximate', what
         searches through Chroma's index and reads every vector only when asked to (bot.store.nearest)."""
         storage = self._storage
-        mode = storage.dense_index
-        if mode == "exact" or (mode == "auto" and papers < storage.approximate_from):
+        if self._reads_exactly(papers):
             return self._chunk_vectors(*key)
 
         def nearest(order: list[str]) -> DenseVectors:
@@ -423,6 +425,12 @@ class Store:
             )
 
         return nearest
+
+    def _reads_exactly(self, papers: int) -> bool:
+        """Whether readers of a store of `papers` papers score every chunk vector held in memory
+        (`storage.dense_index`), rather than search through Chroma's index."""
+        mode = self._storage.dense_index
+        return mode == "exact" or (mode == "auto" and papers < self._storage.approximate_from)
 
     def _chunk_vectors(self, version: int, count: int) -> ChunkVectors:
         """Every chunk vector: from the copy beside the store (or in a read-only store's cache folder)

@@ -9,6 +9,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from bot.app import Paperbot
 from bot.settings import Settings
 from bot.store.corpus import PaperVectors
 from bot.store.nearest import NearestVectors
+from bot.store.vectors import VectorCache
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -79,3 +81,21 @@ def test_the_relevance_cut_counts_only_papers_scored_exactly(
         assert set(near.scores) & set(exact.scores), topic  # the best of them are the exact path's too
         triaged = bot.triage(topic)
         assert {p.paper.paper_id for p in triaged.papers} == set(near.scores)
+
+
+def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chromas_index(
+    seeded_store: Settings,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    write_abstracts: Callable[..., Path],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
+) -> None:
+    # Those readers read every vector only for triage or similar papers: the ingest does not read them all for them.
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate")
+    assert run_ingest(bot, [write_abstracts(tmp_path / "one.txt", [small_abstracts["PenguinCount"]])]).added == 1
+    version = bot.store.registry.version()
+    assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is None
+    assert [p.paper.label for p in bot.triage("counting penguins in drone images").papers] == ["PenguinCount"]
+    # The first reader that needs every vector (triage) reads them, and leaves the cache.
+    assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is not None
