@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -88,26 +88,28 @@ def push(vectors: VectorStore, registry: Registry) -> int:
 
 
 def pull(vectors: VectorStore, registry: Registry, token: str) -> int:
-    """Bring the registry in line with the records, in one transaction; returns how many papers
-    changed. Records that cannot be read back (written by something else) are skipped with a warning."""
-    local = registry.papers()
-    found: dict[str, Paper] = {}
+    """Bring the registry in line with the records, in one transaction, reading them a page at a time
+    (a new client of a server of 100,000 papers holds one page, not every record); returns how many
+    papers changed. Records that cannot be read back (written by something else) are skipped with a
+    warning."""
     unreadable = 0
-    for paper_id, record in vectors.records():
-        try:
-            found[paper_id] = from_record(paper_id, record)
-        except (KeyError, ValueError, TypeError):
-            unreadable += 1
+
+    def readable() -> Iterator[Paper]:
+        nonlocal unreadable
+        for paper_id, record in vectors.records():
+            try:
+                yield from_record(paper_id, record)
+            except (KeyError, ValueError, TypeError):
+                unreadable += 1
+
+    changed, gone = registry.mirror(readable(), {SYNCED_KEY: token})
     if unreadable:
         log.warning("skipped %d paper records in %s that are not paperbot's", unreadable, vectors.location)
-    changed = [p for pid, p in found.items() if local.get(pid) != p]
-    gone = [pid for pid in local if pid not in found]
-    registry.write(upsert=changed, delete=gone, meta={SYNCED_KEY: token})
     if changed or gone:
         log.info(
             "brought the local registry in line with %s: %d papers new or changed, %d gone",
             vectors.location,
-            len(changed),
-            len(gone),
+            changed,
+            gone,
         )
-    return len(changed) + len(gone)
+    return changed + gone

@@ -84,6 +84,20 @@ def from_row(paper_id: str, content_hash: str, label: str, blob: str) -> Paper:
     return from_record(paper_id, {"content_hash": content_hash, "label": label, "data": blob})
 
 
+def _upsert_changed(db: sqlite3.Connection, rows: list[tuple[str, str, str, str]], gone: set[str]) -> int:
+    """Write the rows that differ from the stored ones (inside the caller's transaction), taking their
+    ids out of `gone`; returns how many were written."""
+    if not rows:
+        return 0
+    marks = ", ".join("?" * len(rows))
+    query = f"SELECT paper_id, content_hash, label, data FROM papers WHERE paper_id IN ({marks})"
+    stored = set(db.execute(query, [r[0] for r in rows]))
+    gone.difference_update(r[0] for r in rows)
+    fresh = [r for r in rows if r not in stored]
+    db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", fresh)
+    return len(fresh)
+
+
 class Registry:
     """Papers by id, persisted in `folder/papers.sqlite`; its connection (`database`) also serves the lists."""
 
@@ -149,6 +163,34 @@ class Registry:
                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
             )
         self._cache = None
+
+    def mirror(self, papers: Iterable[Paper], meta: dict[str, str], page: int = 500) -> tuple[int, int]:
+        """Make the registry hold exactly `papers` (read from the iterable a page at a time, so a
+        server's 100,000 records are never all in memory), and set `meta`, in one transaction: a
+        crash or an error from the iterable leaves the registry as it was. Returns (papers added or
+        changed, papers deleted). Example: registry.mirror(from_server, {"records_version": t}) -> (53, 0)
+        """
+        changed = 0
+        with self.database.transaction("the paper registry cannot follow the paper records") as db:
+            gone = {str(row[0]) for row in db.execute("SELECT paper_id FROM papers")}
+            batch: list[tuple[str, str, str, str]] = []
+            for paper in papers:
+                batch.append(_to_row(paper))
+                if len(batch) >= page:
+                    changed += _upsert_changed(db, batch, gone)
+                    batch = []
+            changed += _upsert_changed(db, batch, gone)
+            db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in gone])
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                list(meta.items()),
+            )
+            db.execute(
+                "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
+                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+            )
+        self._cache = None
+        return changed, len(gone)
 
     def version(self) -> int:
         """Increases with every write; names the lexical index built from this content."""
