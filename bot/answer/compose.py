@@ -11,6 +11,7 @@ SearchResult.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -29,6 +30,41 @@ Embed = Callable[[list[str]], np.ndarray]
 
 # Intents asking one thing of a named paper: answered in a paragraph, not point by point.
 _FOCUSED = frozenset({"how", "why", "results"})
+# Words of a comparison that say it compares, not what it compares ("both", "differ", "each").
+_COMPARING = frozenset(
+    {
+        "both",
+        "each",
+        "differ",
+        "differs",
+        "difference",
+        "differences",
+        "different",
+        "between",
+        "compare",
+        "compared",
+        "comparison",
+        "contrast",
+        "versus",
+        "vs",
+        "two",
+        "other",
+        "way",
+        "ways",
+    }
+)
+# A comparison asking about the papers' results: "how do their gains compare?", "which performs better?"
+_RESULTS = re.compile(
+    r"\b(?:gains?|results?|perform\w*|outperform\w*|accura\w*|better|worse|improv\w*|speed-?ups?|faster|"
+    r"slower|benchmarks?|scores?|numbers?|experiments?|empirical\w*|win|wins|beats?)\b",
+    re.IGNORECASE,
+)
+# A sentence reporting experiments: a comparison's results line, never the sentence on what it asks about.
+_EXPERIMENTS = re.compile(
+    r"\b(?:experiment\w*|empirical\w*|evaluat\w*|benchmarks?|outperform\w*|our results|"
+    r"results (?:show|demonstrate|indicate))\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -192,15 +228,45 @@ class Composer:
         return _cited(query, result, block, [hit], parts)
 
     def _compare(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
-        """Several named papers side by side: each one's problem, method and results, cited."""
+        """Several named papers side by side: each one's method and results, cited. A comparison asking
+        about something in particular ("differ in the kind of safety guarantee they provide") gives each
+        paper's sentence closest to it, and its results only when it asks about them ("how do their
+        gains compare?")."""
         blocks: list[str] = []
         parts: list[AnswerSentence] = []
         chosen = hits[: self._settings.max_papers]
+        names = set().union(*(tokenize(h.paper.label) for h in chosen))
+        aspect = [w for w in query.words if w not in _COMPARING and not set(tokenize(w)) <= names]
+        results = not aspect or bool(_RESULTS.search(query.text))
         for n, hit in enumerate(chosen, start=1):
-            block, mine = wording.points(hit, self._roles(query, hit, context, extra=False), n)
+            points = self._roles(query, hit, context, extra=False)
+            if aspect:
+                points = self._aspect(query, hit, context, points, results)
+            block, mine = wording.points(hit, points, n)
             blocks.append(block)
             parts += mine
         return _cited(query, result, "\n\n".join(blocks), chosen, parts)
+
+    def _aspect(
+        self, query: Query, hit: Hit, context: Context, points: list[tuple[str, Pick]], results: bool
+    ) -> list[tuple[str, Pick]]:
+        """A compared paper's method, its sentence closest to what the comparison asks about (under the
+        heading of its role) and, when `results`, its results; in the abstract's order."""
+        have = {p.sentence.position: (role, p) for role, p in points if results or role != "Results"}
+        allowed = [
+            p
+            for p in self._scored(query, hit, context)
+            if p.sentence.position not in have
+            and len(p.sentence.source) >= self._settings.min_sentence_chars
+            and p.sentence.role != roles.PROBLEM
+            and (not p.sentence.leans_back or p.sentence.position - 1 in have)
+            and not _EXPERIMENTS.search(p.sentence.source)  # results have their own line, when asked
+        ]
+        closest = max(allowed, key=lambda p: p.score, default=None)
+        if closest is not None:
+            heading = "Results" if closest.sentence.role == roles.FINDING else "Method"
+            have[closest.sentence.position] = (heading, closest)
+        return [have[i] for i in sorted(have)]
 
     def _list(self, query: Query, result: SearchResult, hits: list[Hit], context: Context) -> Answer:
         """Every relevant paper with one clause on its contribution."""

@@ -72,5 +72,11 @@ def clause(sentence: str, most: int) -> str:
 def points(hit: Hit, roles: list[tuple[str, Pick]], n: int) -> tuple[str, list[AnswerSentence]]:
     """A paper's label, then one cited line per role. Example: '**X**\n- Problem: ... [1].'"""
     parts = [AnswerSentence(third_person(p.sentence.text), (n,), p.sentence.source) for _, p in roles]
-    lines = [f"- {role}: {citations.cite(p.text, p.citations)}" for (role, _), p in zip(roles, parts, strict=True)]
+    lines: list[str] = []
+    for index, ((role, _), part) in enumerate(zip(roles, parts, strict=True)):
+        cited = citations.cite(part.text, part.citations)
+        if index and roles[index - 1][0] == role:
+            lines[-1] += " " + cited  # two sentences of one role in a row: one line
+        else:
+            lines.append(f"- {role}: {cited}")
     return "\n".join([f"**{hit.paper.label}**", *lines]), parts

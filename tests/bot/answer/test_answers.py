@@ -217,6 +217,20 @@ def test_comparing_a_named_paper_with_a_described_one_covers_both(seeded_bot):
     assert all(any(s.citations == (n,) for s in answer.sentences) for n in (1, 2))
 
 
+def test_a_comparison_about_something_gives_each_papers_sentence_on_it_not_its_experiments(seeded_bot):
+    """Judged a48: asked how two papers' safety guarantees differ, each paper's guarantee, not its experiments."""
+    answer = seeded_bot.ask("How do Cal-SPI and ASCPO differ in the kind of safety guarantee they provide?")
+    assert [c.paper.label for c in answer.citations] == ["Cal-SPI", "ASCPO"]
+    assert "PAC-style improvement bound" in answer.markdown  # Cal-SPI's guarantee
+    assert "does not require Gaussian" in answer.markdown  # ASCPO's
+    assert "Experiments across three MuJoCo" not in answer.markdown and "Our results show" not in answer.markdown
+    # A comparison asking about results keeps them; one asking nothing in particular is method and results.
+    gains = seeded_bot.ask("CARD vs SSPO: how do their gains compare?")
+    assert "6% over GRPO" in gains.markdown
+    plain = seeded_bot.ask("Compare Cal-SPI and ASCPO")
+    assert plain.markdown.count("- Method:") == plain.markdown.count("- Results:") == 2
+
+
 def test_a_follow_up_answers_what_it_asks_without_repeating_the_contribution(seeded_bot):
     first = seeded_bot.ask("What is CURE?")
     contribution = next(s.paper_sentence for s in first.sentences if "propose" in s.paper_sentence)
