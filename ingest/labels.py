@@ -263,36 +263,66 @@ _MAX_TITLE_WORDS = 8
 _MIN_TITLE_WORDS = 2
 
 
+# Weaker: "we study / analyse / give ...", read only when no sentence proposes anything that names the work.
+_STUDIED = re.compile(
+    r"\b(?:we|this paper|this work)\s+(?:(?:\w+ly|also|further|then|here|now)\s+)?"
+    r"(?:study|analy[sz]e|give|provide|investigate|examine|characteri[sz]e|revisit)\s+",
+    re.IGNORECASE,
+)
+
+
 def described(text: str) -> str | None:
     """A short descriptive title from the sentence saying what the paper proposes, when no name
-    does: the object of "we propose/introduce/develop ...", without leading articles, at most
-    eight words (cut before a preposition when longer). None when no sentence says it.
+    does: the object of "we propose/introduce/develop ...", else of "we study/analyse/give ...",
+    without leading articles, at most eight words (cut before a preposition when longer). None when
+    no sentence says it.
 
     Example: described("Grids are hard. We propose a risk-constrained RL framework for grid operation.")
         -> 'Risk-constrained RL framework for grid operation'
+    Example: described("We study long-horizon forecasting of event sequences as a generative problem.")
+        -> 'Long-horizon forecasting of event sequences'
     """
-    for sentence in sentences.split(text):
-        verb = _OFFER.search(sentence)
-        if not verb:
-            continue
-        rest = sentence[verb.end() :]
-        end = _OBJECT_END.search(rest)
-        words = _WORD.findall(rest[: end.start()] if end else rest)
-        while words and words[0].lower() in _LEADING:
-            words = words[1:]
-        if words and words[0].lower() in {"this", "these", "that", "those", "it", "them", "to", "how", "what"}:
-            continue  # "we propose to ...", "we present how ...": no object that names the work
-        if len(words) > _MAX_TITLE_WORDS:
-            cut = max((i for i, w in enumerate(words[: _MAX_TITLE_WORDS + 1]) if w.lower() in _BREAK), default=0)
-            words = words[:cut] if cut >= _MIN_TITLE_WORDS else words[:_MAX_TITLE_WORDS]
-        while words and words[-1].lower() in _BREAK | _LEADING:
-            words.pop()
-        if len(words) == 1 and words[0][:1].isupper() and end and rest[end.start()] == ",":
-            return words[0]  # "We present Seahorse, a framework for ...": a name with one capital
-        if len(words) >= _MIN_TITLE_WORDS:
-            title = " ".join(words)
-            return title[0].upper() + title[1:]
+    split = sentences.split(text)
+    for verbs in (_OFFER, _STUDIED):
+        for sentence in split:
+            title = _object_title(sentence, verbs)
+            if title is not None:
+                return title
     return None
+
+
+def _object_title(sentence: str, verbs: re.Pattern[str]) -> str | None:
+    """The object of the sentence's verb (one of `verbs`) as a title, or None."""
+    verb = verbs.search(sentence)
+    if not verb:
+        return None
+    rest = sentence[verb.end() :]
+    end = _OBJECT_END.search(rest)
+    # "a finite-time, finite-sample analysis of ...": a comma after one hyphenated adjective goes on.
+    while end and rest[end.start()] == "," and _one_adjective(rest[: end.start()]):
+        end = _OBJECT_END.search(rest, end.end())
+    words = list(_WORD.finditer(rest, 0, end.start() if end else len(rest)))
+    while words and words[0].group().lower() in _LEADING:
+        words = words[1:]
+    if words and words[0].group().lower() in {"this", "these", "that", "those", "it", "them", "to", "how", "what"}:
+        return None  # "we propose to ...", "we present how ...": no object that names the work
+    if len(words) > _MAX_TITLE_WORDS:
+        cut = max((i for i, w in enumerate(words[: _MAX_TITLE_WORDS + 1]) if w.group().lower() in _BREAK), default=0)
+        words = words[:cut] if cut >= _MIN_TITLE_WORDS else words[:_MAX_TITLE_WORDS]
+    while words and words[-1].group().lower() in _BREAK | _LEADING:
+        words.pop()
+    if len(words) == 1 and words[0].group()[:1].isupper() and end and rest[end.start()] == ",":
+        return words[0].group()  # "We present Seahorse, a framework for ...": a name with one capital
+    if len(words) < _MIN_TITLE_WORDS:
+        return None
+    title = " ".join(rest[words[0].start() : words[-1].end()].split())  # as written: "Finite-time, finite-sample"
+    return title[0].upper() + title[1:]
+
+
+def _one_adjective(text: str) -> bool:
+    """Whether `text` is one lower-case hyphenated word after articles ("a finite-time")."""
+    found = [w for w in _WORD.findall(text) if w.lower() not in _LEADING]
+    return len(found) == 1 and found[0].islower() and "-" in found[0]
 
 
 def from_title(title: str) -> str:

@@ -117,6 +117,19 @@ def test_titled_papers_are_labelled_from_their_title():
         ("STPPs lack tooling. We present Seahorse, a unified framework for experiments.", "Seahorse"),
         ("We frame this design choice as a budget-allocation problem.", None),  # "design" is not the verb here
         ("We propose to study binding at scale.", None),
+        # No sentence proposes: what it studies, analyses or gives names it (a comma between adjectives kept).
+        (
+            "Event sequences are chains of events. In this work, we study long-horizon forecasting of event "
+            "sequences as a conditional generative modeling problem.",
+            "Long-horizon forecasting of event sequences",
+        ),
+        (
+            "PMD is well understood. We give a finite-time, finite-sample analysis of PMD in ergodic average-reward "
+            "MDPs built around a single master recursion.",
+            "Finite-time, finite-sample analysis of PMD",
+        ),
+        ("We propose a faster solver. We study it on graphs.", "Faster solver"),  # a proposal comes first
+        ("Terminal escape codes are a hazard. We study them.", None),
         ("Critical decisions are rarely single-timescale.", None),
     ],
 )
