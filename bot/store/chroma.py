@@ -24,6 +24,7 @@ from bot.store import failures, readonly
 from bot.store.fingerprint import COLLECTION_KEY
 from bot.store.paths import StorePaths
 from bot.store.vectors import ChunkVectors
+from bot.text import chunking
 from bot.types import Chunk
 
 if TYPE_CHECKING:
@@ -348,14 +349,19 @@ class VectorStore:
         return {pid: (ids, np.stack(rows)) for pid, (ids, rows) in found.items()}
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
-        """Remove every chunk of these papers."""
+        """Remove every chunk of these papers. Only papers whose first chunk is stored are searched for
+        by metadata: that search grows with the collection (a fifth of ingest's time 30,000 papers into
+        a million-paper ingest, which asked it for every new paper); a lookup by chunk id does not."""
         if not paper_ids:
             return
         collection = self._written()
         for start in range(0, len(paper_ids), 500):
             batch = list(paper_ids[start : start + 500])
             with self._clear_failure("ingest cannot remove vectors"):
-                collection.delete(where={"paper_id": {"$in": batch}})  # type: ignore[dict-item]
+                first = collection.get(ids=[chunking.chunk_id(pid, 0) for pid in batch], include=[])
+                stored = sorted({parsed[0] for cid in first["ids"] if (parsed := chunking.parse_chunk_id(cid))})
+                if stored:
+                    collection.delete(where={"paper_id": {"$in": stored}})  # type: ignore[dict-item]
 
     def paper_ids(self) -> set[str]:
         """Ids of the papers that have at least one chunk stored."""

@@ -79,9 +79,14 @@ def chunk_paper(paper_id: str, text: str, title: str | None, settings: ChunkSett
     prefix = f"{title}. " if title else ""
     budget = max(16, settings.max_tokens - size(prefix, settings))
     return [
-        Chunk(chunk_id=f"{paper_id}-{i}", paper_id=paper_id, position=i, text=prefix + body)
+        Chunk(chunk_id=chunk_id(paper_id, i), paper_id=paper_id, position=i, text=prefix + body)
         for i, body in enumerate(chunk_texts(text, settings, budget))
     ]
+
+
+def chunk_id(paper_id: str, position: int) -> str:
+    """The id of a paper's chunk at `position` (0 first). Example: chunk_id("p346e74853fce", 1) -> 'p346e74853fce-1'"""
+    return f"{paper_id}-{position}"
 
 
 def parse_chunk_id(chunk_id: str) -> tuple[str, int] | None:

@@ -141,3 +141,26 @@ def test_a_store_read_with_other_bm25_settings_rebuilds_and_saves_its_index(
         assert store.saved_lexical() is not None
     finally:
         store.close()
+
+
+def test_deleting_papers_removes_every_chunk_of_stored_ones_and_looks_up_the_rest_by_id(
+    small_store: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store.open(small_store)
+    kept, gone = sorted(store.papers())
+    collection = store.vectors._written()
+    chunks_of_gone = [cid for cid, meta in _chunks(collection) if meta["paper_id"] == gone]
+    assert len(chunks_of_gone) >= 1
+    searches: list[Any] = []
+    real_delete = type(collection).delete
+    monkeypatch.setattr(type(collection), "delete", lambda self, **kw: (searches.append(kw), real_delete(self, **kw)))
+    store.vectors.delete_papers(["p0000000000never", "p0000000000other"])  # no chunk stored: no search
+    assert searches == []
+    store.vectors.delete_papers([gone, "p0000000000never"])
+    assert len(searches) == 1 and store.vector_paper_ids() == {kept}
+    assert all(meta["paper_id"] == kept for _, meta in _chunks(collection))
+
+
+def _chunks(collection: Any) -> list[tuple[str, dict[str, Any]]]:
+    got = collection.get(include=["metadatas"])
+    return list(zip(got["ids"], got["metadatas"], strict=True))
