@@ -88,8 +88,9 @@ def _write(
     plan = plan_changes(found, stored if where is None else _outside_filter(stored, found, files), files, prune)
     warnings = [*read.warnings, *repaired]
 
-    # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed.
-    have_vectors = store.vector_paper_ids() if stored else set()
+    # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed. (An empty
+    # store's answer is quick, and says which papers a run killed before its first commit left vectors of.)
+    have_vectors = store.vector_paper_ids()
     planned = {p.paper_id for p in plan.embed} | set(plan.remove)
     lost = [p for pid, p in stored.items() if pid not in have_vectors and pid not in planned]
     if lost:
@@ -102,7 +103,7 @@ def _write(
     if plan.remove:
         store.remove_papers(plan.remove)
     to_embed = label_new(plan, stored)
-    _embed_and_write(to_embed, storage, chunk, store, embed, progress)
+    _embed_and_write(to_embed, storage, chunk, store, embed, progress, set(stored) | have_vectors)
     if plan.keep:
         store.update_papers(plan.keep)
     # Reading lists follow a paper whose id changed (an edited abstract, two stored versions joined).
@@ -148,9 +149,11 @@ def _embed_and_write(
     store: Store,
     embed: Embed,
     progress: Progress | None,
+    had_vectors: set[str],
 ) -> None:
     """Embed `papers` a window at a time (`embed_slice` chunk texts per call), then commit each window
-    `write_batch` papers at a time.
+    `write_batch` papers at a time; the old chunks of those in `had_vectors` (stored, or with vectors
+    left by a killed run) are deleted first, and no other paper's are looked for.
 
     A window's chunks are embedded longest first, so each model batch holds texts of about the
     same length and pads little: with windows of 16 papers, ingest embedded 8% slower than the
@@ -177,7 +180,8 @@ def _embed_and_write(
         for first in range(0, len(part), batch):
             group = part[first : first + batch]
             chunks = [c for cs in chunked[first : first + batch] for c in cs]
-            store.write_papers(group, chunks, vectors[row : row + len(chunks)])
+            replacing = [p.paper_id for p in group if p.paper_id in had_vectors]
+            store.write_papers(group, chunks, vectors[row : row + len(chunks)], replacing)
             row += len(chunks)
             done += len(group)
             show(done)

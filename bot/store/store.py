@@ -309,11 +309,20 @@ class Store:
         """Ids of the papers that have at least one chunk vector stored."""
         return self.vectors.paper_ids()
 
-    def write_papers(self, papers: Sequence[Paper], chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+    def write_papers(
+        self,
+        papers: Sequence[Paper],
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        replacing: Sequence[str] | None = None,
+    ) -> None:
         """Replace these papers' chunk vectors, then register the papers: vectors first, so that a
-        crash between the two leaves orphan vectors (overwritten by the next run), never a paper without them."""
+        crash between the two leaves orphan vectors (overwritten by the next run), never a paper without them.
+        The old chunks of `replacing` (default: every one of `papers`) are deleted first: an edited paper
+        may have had more chunks. A paper with no vectors stored needs none deleted, which saves ingest a
+        lookup per paper that grows with the collection."""
         self._begin_change()
-        self.vectors.delete_papers([p.paper_id for p in papers])  # an edited paper may have had more chunks
+        self.vectors.delete_papers([p.paper_id for p in papers] if replacing is None else replacing)
         self.vectors.upsert(chunks, vectors, {p.paper_id: p.label for p in papers})
         records.put(self.vectors, papers, chunks, vectors)
         self.registry.write(upsert=papers)

@@ -7,10 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bot.app import Paperbot
 from bot.settings import Settings
+from bot.store import Store
+from bot.store.chroma import VectorStore
+from bot.types import Chunk
 
 pytestmark = pytest.mark.slow
 
@@ -120,3 +124,35 @@ def test_changing_only_the_title_re_embeds(
     (paper,) = bot.papers().values()
     assert paper.title == "Reading erased ink"
     assert bot.search("reading erased ink").hits[0].paper.paper_id == paper.paper_id
+
+
+def test_chunks_a_killed_run_left_are_replaced_and_a_fresh_ingest_searches_for_no_old_ones(
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    small_abstracts: dict[str, str],
+    write_abstracts: Callable[..., Path],
+    run_ingest: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = write_abstracts(tmp_path / "two.txt", [small_abstracts["QuillNet"], small_abstracts["TideBench"]])
+    learned = Paperbot(settings_for(tmp_path / "learn"))
+    run_ingest(learned, [path])
+    quill = next(p for p in learned.papers().values() if "QuillNet" in p.text)
+    # A run killed between its vectors and its registry, whose chunks of QuillNet were cut otherwise
+    # (another title): ten chunks under the same paper id, more than this run makes.
+    settings = settings_for(tmp_path / "store")
+    store = Store.open(settings)
+    with store.writing():
+        strays = [Chunk(f"{quill.paper_id}-{i}", quill.paper_id, i, "left by a killed run") for i in range(10)]
+        unit = np.full((10, 384), 384**-0.5, dtype=np.float32)
+        store.vectors.upsert(strays, unit, {quill.paper_id: "QuillNet"})
+    store.close()
+    stray = strays[-1]
+    deleted: list[list[str]] = []
+    real = VectorStore.delete_papers
+    monkeypatch.setattr(VectorStore, "delete_papers", lambda self, ids: (deleted.append(list(ids)), real(self, ids)))
+    bot = Paperbot(settings)
+    assert run_ingest(bot, [path]).added == 2
+    assert [ids for ids in deleted if ids] == [[quill.paper_id]]  # TideBench had nothing to look for
+    kept = bot.store.vectors.paper_chunks([quill.paper_id])[quill.paper_id][0]
+    assert stray.chunk_id not in kept and kept == [f"{quill.paper_id}-{i}" for i in range(len(kept))]
