@@ -157,10 +157,15 @@ _VERBS = {
 }
 
 
+_GREEK = re.compile(r"[\u0370-\u03ff]")
+
+
 def _name_like(token: str) -> bool:
+    if token[1:].islower() and not _GREEK.search(token):
+        return False  # most words of an abstract ("learning"): no capital after the first letter, no Greek
     if len(token) < 2 or token in _COMMON or token.rstrip("s") in _COMMON or token[0].isdigit():
         return False
-    if re.search(r"[\u0370-\u03ff]", token) and "-" in token:
+    if _GREEK.search(token) and "-" in token:
         return True
     parts = token.split("-")
     if len(parts) > 1:

@@ -1,0 +1,67 @@
+"""How long ingest's labels take (ingest/labels.py `assign`) for the untitled abstracts of a corpus.
+
+Not a test (pytest does not collect it): a benchmark that prints measured numbers. Labels every
+abstract of a JSONL corpus as if it had no title (the case that reads the abstract for a name),
+--runs times, and prints the median time, the rate and a digest of the labels, so that two versions
+of the code can be checked to give the same labels. A million-paper ingest labels before it writes
+(docs/scale.md).
+
+Run: .venv/bin/python benchmarks/labels.py                       # the 8,647 ML-conference abstracts
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import time
+from pathlib import Path
+
+from ingest import labels
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "ml_conf_abstracts.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="a JSONL corpus with an 'abstract' field")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    texts = {}
+    try:
+        with args.corpus.open(encoding="utf-8") as lines:
+            for n, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    parser.exit(2, f"{args.corpus}:{n}: not JSON; fix or remove the line\n")
+                if not isinstance(record, dict):
+                    parser.exit(2, f"{args.corpus}:{n}: not a JSON object; fix or remove the line\n")
+                texts[f"p{n:07d}"] = str(record.get("abstract") or record.get("text") or "")
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.exit(2, f"cannot read {args.corpus}: {exc}; give a JSONL corpus with --corpus\n")
+    times, got = [], {}
+    for _ in range(args.runs):
+        started = time.perf_counter()
+        got = labels.assign(texts, set())
+        times.append(time.perf_counter() - started)
+    median = statistics.median(times)
+    digest = hashlib.sha256(json.dumps(got, sort_keys=True).encode()).hexdigest()[:16]
+    print(
+        json.dumps(
+            {
+                "papers": len(texts),
+                "runs_s": [round(t, 2) for t in times],
+                "median_s": round(median, 2),
+                "papers_per_s": round(len(texts) / median),
+                "labels_digest": digest,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
