@@ -98,6 +98,16 @@ def _upsert_changed(db: sqlite3.Connection, rows: list[tuple[str, str, str, str]
     return len(fresh)
 
 
+def _set_meta_and_bump(db: sqlite3.Connection, meta: dict[str, str]) -> None:
+    """Set `meta` keys and move the registry's version on (inside the caller's transaction)."""
+    db.executemany(
+        "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", list(meta.items())
+    )
+    db.execute(
+        "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
 class Registry:
     """Papers by id, persisted in `folder/papers.sqlite`; its connection (`database`) also serves the lists."""
 
@@ -154,14 +164,7 @@ class Registry:
         with self.database.transaction("ingest cannot change its papers") as db:
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in delete])
             db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?)", [_to_row(p) for p in upsert])
-            db.executemany(
-                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                list((meta or {}).items()),
-            )
-            db.execute(
-                "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
-                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-            )
+            _set_meta_and_bump(db, meta or {})
         self._cache = None
 
     def mirror(self, papers: Iterable[Paper], meta: dict[str, str], page: int = 500) -> tuple[int, int]:
@@ -181,14 +184,7 @@ class Registry:
                     batch = []
             changed += _upsert_changed(db, batch, gone)
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(d,) for d in gone])
-            db.executemany(
-                "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                list(meta.items()),
-            )
-            db.execute(
-                "INSERT INTO meta VALUES ('version', '1') ON CONFLICT(key) "
-                "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-            )
+            _set_meta_and_bump(db, meta)
         self._cache = None
         return changed, len(gone)
 

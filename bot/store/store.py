@@ -314,15 +314,15 @@ class Store:
         papers: Sequence[Paper],
         chunks: Sequence[Chunk],
         vectors: np.ndarray,
-        replacing: Sequence[str] | None = None,
+        replacing: Sequence[str],
     ) -> None:
         """Replace these papers' chunk vectors, then register the papers: vectors first, so that a
         crash between the two leaves orphan vectors (overwritten by the next run), never a paper without them.
-        The old chunks of `replacing` (default: every one of `papers`) are deleted first: an edited paper
-        may have had more chunks. A paper with no vectors stored needs none deleted, which saves ingest a
-        lookup per paper that grows with the collection."""
+        The old chunks of `replacing` (those of `papers` that had vectors) are deleted first: an edited
+        paper may have had more chunks. A paper with no vectors stored needs none deleted, which saves
+        ingest a lookup per paper that grows with the collection."""
         self._begin_change()
-        self.vectors.delete_papers([p.paper_id for p in papers] if replacing is None else replacing)
+        self.vectors.delete_papers(replacing)
         self.vectors.upsert(chunks, vectors, {p.paper_id: p.label for p in papers})
         records.put(self.vectors, papers, chunks, vectors)
         self.registry.write(upsert=papers)
