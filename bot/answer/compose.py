@@ -281,8 +281,12 @@ class Composer:
         parts: list[AnswerSentence] = []
         verb = "matches" if len(chosen) == 1 else "match"
         lines = [f"{plural(len(chosen))} in the corpus {verb}:", ""]
+        asked = set(query.terms)
         for n, (hit, pick) in enumerate(chosen, start=1):
-            text = wording.clause(wording.third_person(pick.sentence.text), self._settings.list_clause_words)
+            conf = self._settings
+            text = wording.shorten(
+                wording.third_person(pick.sentence.text), conf.list_clause_words, asked, conf.list_line_words
+            )
             parts.append(AnswerSentence(text, (n,), pick.sentence.source))
             lines.append(f"- **{hit.paper.label}**: {citations.cite(text, (n,))}")
         return _cited(query, result, "\n".join(lines), [h for h, _ in chosen], parts)

@@ -45,14 +45,26 @@ def paragraph(hit: Hit, chosen: list[Pick], n: int, most: int, asked: set[str]) 
     words ends at a clause boundary unless the rest says what was `asked` (index terms) and the
     start does not. Example: '**X**: The authors ... [1].'"""
 
-    def short(text: str) -> str:
-        cut = clause(text, most)
-        said = set(tokenize(cut))
-        return text if cut != text and (set(tokenize(text)) - said) & asked else cut
-
-    parts = [AnswerSentence(short(third_person(p.sentence.text)), (n,), p.sentence.source) for p in chosen]
+    parts = [
+        AnswerSentence(shorten(third_person(p.sentence.text), most, asked), (n,), p.sentence.source) for p in chosen
+    ]
     text = " ".join(citations.cite(p.text, p.citations) for p in parts)
     return f"**{hit.paper.label}**: {text}", parts
+
+
+def shorten(text: str, most: int, asked: set[str], longest: int | None = None) -> str:
+    """`text` cut at a clause boundary when longer than `most` words (`clause`), unless the part cut off
+    says what was `asked` (index terms) and the start does not, and the whole has at most `longest`
+    words (any number when None): in "Offline learning from noisy trajectories is fundamentally hard:
+    ... the sample complexity must grow exponentially", asked about sample complexity, the answer is
+    after the colon.
+
+    Example: shorten("X is hard: the sample complexity grows exponentially ...", 4, {"sampl"}) -> the whole text
+    """
+    cut = clause(text, most)
+    said = set(tokenize(cut))
+    fits = longest is None or len(text.split()) <= longest
+    return text if cut != text and fits and (set(tokenize(text)) - said) & asked else cut
 
 
 def clause(sentence: str, most: int) -> str:

@@ -93,6 +93,13 @@ class AnswerSettings(BaseModel):
         description="A 'which papers' line longer than this many words ends at its first clause boundary after "
         "eight words (', which', ';'). Set by hand.",
     )
+    list_line_words: int = Field(
+        50,
+        ge=8,
+        description="A 'which papers' line cut at a clause keeps what follows when that says what the question "
+        "asks, the start does not, and the whole stays within this many words: a list stays one that can be "
+        "scanned. Set by hand, judged in docs/answers.md (round 15).",
+    )
     sentence_words: int = Field(
         60,
         ge=8,

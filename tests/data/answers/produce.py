@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
         rows.append(_row(q, answer, error))
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
-    standalone = [q for q in questions if q["intent"] != "followup"]
+    standalone = [q for q in questions if q.get("intent") != "followup"]
     taken = []
     for i, q in enumerate(standalone):
         other = standalone[(i + 1) % len(standalone)]
@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
         answer, _ = _ask(bot, q["question"], previous)
         if previous is not None and previous.citations and (answer is None or answer.restricted_to):
             taken.append(q["id"])
-    followups = [r for r, q in zip(rows, questions, strict=True) if q["intent"] == "followup"]
+    followups = [r for r, q in zip(rows, questions, strict=True) if q.get("intent") == "followup"]
     unresolved = [
         r["id"] for r in followups if not (r["restricted_to"] or (r["error"] and "there is no" in r["error"]))
     ]
