@@ -26,6 +26,26 @@ _LIST = re.compile(
     r"abstracts?|studies|articles?|methods|approaches)\b|^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
     re.IGNORECASE,
 )
+# "Which papers introduce new benchmarks?", "... whose main contribution is a dataset?": a list asking for the
+# papers that made a kind of thing, not those that use one. The kind's noun comes within three words of
+# the making verb ("propose methods evaluated on MuJoCo benchmarks" asks for methods).
+_ARTIFACT = re.compile(
+    r"\b(?:introduc|propos|present|releas|contribut|creat|build|built|construct|curat|collect|design|new|novel)\w*"
+    r"\s+(?:[\w-]+\s+){0,3}?"
+    r"(benchmark|testbed|dataset|data set|corpus|corpora|simulator|evaluation (?:framework|suite))",
+    re.IGNORECASE,
+)
+# Words a question asking who made a kind of thing uses besides a topic: "Which papers' main contribution is a
+# benchmark or evaluation framework rather than a new learning method?" names no topic.
+_ARTIFACT_FRAME = frozenset(
+    "introduce introduces introducing propose proposes present presents release releases contribute contributes "  # noqa: SIM905
+    "contribution contributions create creates build builds construct constructs curate curates collect collects "
+    "design designs rather than learning method methods approach approaches evaluation framework frameworks suite "
+    "benchmark benchmarks testbed testbeds dataset datasets data set sets corpus corpora simulator simulators "
+    "paper papers work works primary whose".split()
+)
+_ARTIFACT_KIND = {"testbed": "benchmark", "evaluation framework": "benchmark", "evaluation suite": "benchmark",
+                  "data set": "dataset", "corpus": "dataset", "corpora": "dataset"}  # fmt: skip
 # "Summarize X", "tl;dr of X": one paper's structured summary even when X is described, not named.
 _SUMMARY = re.compile(r"^\s*(?:please\s+)?(?:summari[sz]e|give (?:me )?(?:a )?summary|tl;?dr)\b", re.IGNORECASE)
 # A request to compare the papers it names: it opens with the verb ("Compare CURE and SORT").
@@ -219,6 +239,7 @@ class Query:
     paper_numbers: tuple[int, ...]  # "paper 2", "#3", "reference 1"
     ordinals: tuple[int, ...]  # "the second one" -> 1, "the last" -> -1 (indices into the cited papers)
     intent: str = "what"  # one of INTENTS: what the answer should lead with
+    artifact: str | None = None  # a list asking who made one: "benchmark", "dataset" or "simulator"
 
     @property
     def topic(self) -> str:
@@ -228,6 +249,16 @@ class Query:
         'qwen3 models'
         """
         return " ".join(w for w in self.words if w not in _TOPIC_FRAME) or " ".join(self.words)
+
+    @property
+    def artifact_topic(self) -> str:
+        """For a question asking who made a kind of thing (`artifact`), its topic beyond that kind: empty
+        when it asks about every such paper.
+
+        Example: "Which papers introduce benchmarks for AI agents in healthcare?" -> 'ai agents healthcare';
+        "Which papers introduce new benchmarks?" -> ''
+        """
+        return " ".join(w for w in self.words if w not in _TOPIC_FRAME and w not in _ARTIFACT_FRAME)
 
     def label_position(self, label: str) -> int | None:
         """Where the question names `label` (see `label_position`)."""
@@ -265,7 +296,21 @@ def parse(text: str) -> Query:
         paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),
         ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
         intent=_intent(_last_question(text)),
+        artifact=_artifact(text) if _LIST.search(_last_question(text)) else None,
     )
+
+
+def _artifact(text: str) -> str | None:
+    """The kind of thing a list question asks to have been made, if it asks that.
+
+    Example: _artifact("Which papers introduce new benchmarks?") -> 'benchmark';
+    _artifact("Which papers propose methods evaluated on MuJoCo benchmarks?") -> None
+    """
+    match = _ARTIFACT.search(text)
+    if match is None:
+        return None
+    noun = match.group(1).lower()
+    return _ARTIFACT_KIND.get(noun, noun)
 
 
 def _last_question(text: str) -> str:

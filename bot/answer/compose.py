@@ -112,7 +112,7 @@ class Composer:
         if query.asks_for_list:
             if context.relevant is not None and not context.relevant and not self._unsure(result):
                 return self._abstain(query.text, result, context)  # no paper is about the topic
-            return self._list(query, result, self._listed(result, context), context)
+            return self._list(query, result, self._listed(query, result, context), context)
         return self._summary(query, result, self._relevant(result, context), context)
 
     def _scored(self, query: Query, hit: Hit, context: Context, own: bool = False) -> list[Pick]:
@@ -143,9 +143,13 @@ class Composer:
         search: the best paper holds most of its words (settings.list_unsure_coverage)."""
         return max(h.coverage for h in result.hits) >= self._settings.list_unsure_coverage
 
-    def _listed(self, result: SearchResult, context: Context) -> list[Hit]:
+    def _listed(self, query: Query, result: SearchResult, context: Context) -> list[Hit]:
         """Papers for a "which papers" answer: those above the relevance cut (the service searched
         among them), else those close in score and about the query's words or as close in meaning."""
+        if query.artifact:  # "which papers introduce benchmarks?": those saying they made one, if any do
+            made = [h for h in result.hits if _maker(h, query.artifact) is not None]
+            if made or not query.artifact_topic:  # asked about every such paper: only those
+                return made[: self._settings.list_max]
         if context.relevant:
             return [h for h in result.hits if h.paper.paper_id in context.relevant][: self._settings.list_max]
         conf = self._settings
@@ -273,7 +277,11 @@ class Composer:
         chosen: list[tuple[Hit, Pick]] = []
         self._embed_ahead(query, hits, context)
         for hit in hits:
-            line = picks.headline(self._scored(query, hit, context), self._settings)
+            scored = self._scored(query, hit, context)
+            made = _maker(hit, query.artifact) if query.artifact else None
+            line = next((p for p in scored if p.sentence.position == made), None) or picks.headline(
+                scored, self._settings
+            )
             if line is not None:
                 chosen.append((hit, line))
         if not chosen:
@@ -325,6 +333,11 @@ def _cited(query: Query, result: SearchResult, markdown: str, hits: list[Hit], p
     """The answer citing `hits` as [1], [2], ... in that order."""
     numbered = tuple(Citation(n, h.paper) for n, h in enumerate(hits, start=1))
     return Answer(query.text, markdown, False, numbered, tuple(parts), result.hits)
+
+
+def _maker(hit: Hit, artifact: str) -> int | None:
+    """Where the paper's abstract says it made a thing of this kind (roles.makes), if it does."""
+    return next((i for i, s in enumerate(picks.sentence_texts(hit)) if roles.makes(s, artifact)), None)
 
 
 def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:

@@ -52,10 +52,10 @@ def embed_ahead(embed: Embed, questions: list[str], hits: list[Hit]) -> None:
     """Embed the questions and every sentence of these papers in one call, before `scored` asks for
     them paper by paper: through a cache of recent vectors (bot.embedding), one large batch keeps
     the model's matrix products larger than one small batch a paper does."""
-    embed(list(dict.fromkeys(questions + [s for hit in hits for s in _sentences(hit)])))
+    embed(list(dict.fromkeys(questions + [s for hit in hits for s in sentence_texts(hit)])))
 
 
-def _sentences(hit: Hit) -> list[str]:
+def sentence_texts(hit: Hit) -> list[str]:
     """The paper's sentences as `scored` reads and embeds them (and `embed_ahead` embeds them before)."""
     return sentences.split(hit.paper.display)
 
@@ -63,7 +63,7 @@ def _sentences(hit: Hit) -> list[str]:
 def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> list[Pick]:
     """Every sentence of the paper with its role and score against the question, in the abstract's order."""
     label = hit.paper.label
-    read = roles.read(_sentences(hit), label if distinctive(label) else None)
+    read = roles.read(sentence_texts(hit), label if distinctive(label) else None)
     if not read:
         return []
     vectors = embed([query.text] + [s.source for s in read])

@@ -32,6 +32,32 @@ _STUDY = re.compile(
     r"establish|revisit|characteri[sz]|argue|find|demonstrat|provide|offer|frame|cast|theori[sz])\w*",
     re.IGNORECASE,
 )
+# A sentence saying the paper made a kind of thing (bot.query's `artifact`): its making verb, then within a
+# few words the thing ("We introduce χ-Bench, a benchmark of ...", "they present a benchmark that ...").
+_MADE = re.compile(
+    r"\b(?:we|they|the authors|this (?:paper|work|study)|here,? we|our (?:work|paper))\b[^.;]{0,40}?"
+    r"\b(?:propose|introduce|present|develop|design|build|release|construct|curate|contribute|collect|create|"
+    r"open-source)[sd]?\b([^.;]{0,80})",
+    re.IGNORECASE,
+)
+_ARTIFACT_WORDS = {
+    "benchmark": re.compile(r"\b(?:benchmark|testbed|evaluation (?:suite|framework))s?\b|\w-?bench\b", re.IGNORECASE),
+    "dataset": re.compile(r"\b(?:datasets?|data sets?|corpus|corpora)\b", re.IGNORECASE),
+    "simulator": re.compile(r"\b(?:simulators?|simulation (?:environment|platform)s?)\b", re.IGNORECASE),
+}
+
+
+def makes(sentence: str, artifact: str) -> bool:
+    """Whether the sentence says the paper made a thing of this kind ("benchmark", "dataset", "simulator"),
+    not only that it used one.
+
+    Example: makes("We introduce C2G-BENCH, a cyber-physical benchmark for hierarchical RL.", "benchmark") -> True;
+    makes("Experiments on DUD-E and LIT-PCBA benchmarks show gains.", "benchmark") -> False
+    """
+    words = _ARTIFACT_WORDS.get(artifact)
+    return words is not None and any(words.search(m.group(1)) for m in _MADE.finditer(sentence))
+
+
 # What the paper found: experiments, numbers, comparisons.
 _FINDING = re.compile(
     r"\b(?:experiment\w*|results?|empirical\w*|outperform\w*|achiev\w*|improv\w*|surpass\w*|beat|yield\w*|"

@@ -147,7 +147,14 @@ class AnswerService:
                 continue
             cut = next(relevant)
             ids = frozenset(cut.scores)
-            if parse(f.standalone).asks_for_list and ids and not result.abstained:
+            query = parse(f.standalone)
+            if query.asks_for_list and query.artifact and not query.artifact_topic:
+                # "Which papers introduce new benchmarks?" has no topic to cut by: the papers nearest the kind
+                # of thing, of which the composer lists those saying they made one (roles.makes).
+                result = self.search.search_many([query.artifact], self.settings.list_max * 3)[0]
+                searched.append((result, frozenset(h.paper.paper_id for h in result.hits)))
+                continue
+            if query.asks_for_list and ids and not result.abstained:
                 result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores[p]))
             searched.append((result, ids))
         # What the corpus is about is said only when nothing answers: not worked out otherwise.

@@ -259,3 +259,29 @@ def test_asks_splits_a_question_into_the_things_it_asks(text: str, parts: list[s
 )
 def test_a_list_topic_leaves_out_how_the_question_frames_it(text: str, topic: str) -> None:
     assert parse(text).topic == topic
+
+
+@pytest.mark.parametrize(
+    ("text", "artifact", "topic"),
+    [
+        ("Which papers introduce new benchmarks?", "benchmark", ""),
+        (
+            "Which papers' main contribution is a benchmark or evaluation framework rather than a new method?",
+            "benchmark",
+            "",
+        ),
+        ("Which papers introduce a new dataset?", "dataset", ""),
+        ("Which papers release a corpus of clinical notes?", "dataset", "clinical notes"),
+        ("Which papers introduce benchmarks for AI agents in healthcare?", "benchmark", "ai agents healthcare"),
+        # the kind's noun far from the making verb, or no list: not a question about who made one
+        ("Which papers propose methods evaluated on MuJoCo benchmarks?", None, None),
+        ("What new benchmark does CURE use?", None, None),
+    ],
+)
+def test_a_list_asking_who_made_a_kind_of_thing_says_which_kind_and_its_topic(
+    text: str, artifact: str | None, topic: str | None
+) -> None:
+    query = parse(text)
+    assert query.artifact == artifact
+    if topic is not None:
+        assert query.artifact_topic == topic

@@ -258,3 +258,27 @@ def test_another_paper_is_found_besides_the_earlier_one_and_compared_with_it(see
     assert answer.question == asked
     more = seeded_bot.ask("Are there any other papers on this?", previous=first)
     assert more.citations and "C2G-BENCH" not in [c.paper.label for c in more.citations]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers introduce new benchmarks?",
+        "Which papers' main contribution is a benchmark or evaluation framework rather than a new learning method?",
+    ],
+)
+def test_which_papers_introduce_benchmarks_lists_the_papers_that_made_one_not_those_using_one(seeded_bot, question):
+    from bot.answer import roles
+    from bot.text import sentences
+
+    makers = {
+        p.paper_id
+        for p in seeded_bot.papers().values()
+        if any(roles.makes(s, "benchmark") for s in sentences.split(p.display))
+    }
+    assert len(makers) >= 4  # χ-Bench, C2G-BENCH, RevengeBench, the event-sequence benchmark, ...
+    answer = seeded_bot.ask(question)
+    assert {c.paper.paper_id for c in answer.citations} == makers
+    # each line says what the paper made, not a result on someone else's benchmark
+    lines = [line for line in answer.markdown.splitlines() if line.startswith("- ")]
+    assert lines and all(re.search(r"\b(?:introduce|present|release)\b", line) for line in lines)

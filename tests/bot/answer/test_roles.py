@@ -184,3 +184,23 @@ def test_asked_two_things_of_one_paper_each_gets_its_mechanism(seeded_bot) -> No
     )
     assert "scores every reference token twice" in answer.markdown
     assert "receive larger Dynamic Fine-Tuning updates" in answer.markdown
+
+
+@pytest.mark.parametrize(
+    ("sentence", "artifact", "made"),
+    [
+        ("We introduce C2G-BENCH, a cyber-physical benchmark for hierarchical RL.", "benchmark", True),
+        ("To support this, we present a benchmark that contributes metrics and baselines.", "benchmark", True),
+        ("We release the benchmark, the pipeline and a prototype.", "benchmark", True),
+        ("Furthermore, we curate a specialized dataset for multi-reward RL.", "dataset", True),
+        # using one is not making one
+        ("Extensive experiments on DUD-E and LIT-PCBA benchmarks show consistent gains.", "benchmark", False),
+        ("We evaluate on HealthHandoff-Bench, a synthetic benchmark of 21,600 tasks.", "benchmark", False),
+        ("We propose CURE, which we test on the D4RL dataset.", "benchmark", False),
+        ("We introduce C2G-BENCH, a cyber-physical benchmark.", "simulator", False),
+    ],
+)
+def test_a_sentence_makes_a_kind_of_thing_only_when_it_says_the_paper_made_it(
+    sentence: str, artifact: str, made: bool
+) -> None:
+    assert roles.makes(sentence, artifact) is made
