@@ -161,6 +161,13 @@ _EXPLETIVE = re.compile(
     r"\b(?:is|was|isn't|wasn't)\s+it\s+(?:\w+\s+){0,2}?(?:to|that)\b|\bit(?:\s+is|\s+was|'s)\s+(?:\w+\s+){0,2}?(?:to|that)\b",
     re.IGNORECASE,
 )
+# "Which papers run their experiments on MuJoCo?": "their" after the papers a question asks for is theirs
+# ("What methods do they propose?" still points back).
+_OWN_SUBJECT = re.compile(
+    r"^\s*(?:which|what|list|show|find|are there|any)\b.{0,40}?\b(?:papers|works|studies|articles|abstracts|methods|"
+    r"approaches)\b",
+    re.IGNORECASE,
+)
 # Plural acronyms are kinds of things, not names of papers: "LLMs", "VLMs".
 _KIND = re.compile(r"[A-Z]+s")
 # References that point at an earlier answer whatever else the question says ("which of these ...",
@@ -342,7 +349,8 @@ def _pronoun_lead(text: str) -> int | None:
     """Content words before the first pronoun that may stand for an earlier answer's papers.
 
     Example: _pronoun_lead("How well does it hold up?") -> 1; _pronoun_lead("Why is it hard to X?") -> None;
-    _pronoun_lead("Summarize CRAFT and what it adds") -> None (it is CRAFT)
+    _pronoun_lead("Summarize CRAFT and what it adds") -> None (it is CRAFT);
+    _pronoun_lead("Which papers run their experiments on MuJoCo?") -> None (their papers)
     """
     found = _PRONOUN.search(_EXPLETIVE.sub(lambda m: " " * len(m.group(0)), text))
     if found is None:
@@ -350,6 +358,8 @@ def _pronoun_lead(text: str) -> int | None:
     before = text[: found.start()]
     if any(not _KIND.fullmatch(name) for name in _NAME.findall(before)):
         return None
+    if found.group(0).lower() == "their" and _OWN_SUBJECT.match(before):
+        return None  # "Which papers use deep Q-learning as part of their method?"
     return len(query_words(before))
 
 

@@ -263,11 +263,21 @@ def test_how_short_a_continuing_question_is_comes_from_the_settings() -> None:
         "playing it backwards?",
         "How does reward shaping help when it is sparse?",
         "What is off-policy evaluation used for?",
+        # "their" is the papers the question asks for
+        "Which papers run their experiments on MuJoCo (single- or multi-agent versions)?",
+        "Which papers use deep Q-learning as part of their method?",
     ],
 )
 def test_a_self_contained_question_is_a_new_search_whatever_pronouns_it_uses(question) -> None:
     resolved = followup.resolve(question, PREVIOUS, SETTINGS)
     assert resolved.kind == "new" and resolved.paper_ids == ()
+
+
+@pytest.mark.parametrize(
+    "question", ["What methods do they propose?", "What are their main results?", "Which of them use MuJoCo?"]
+)
+def test_a_pronoun_before_the_question_names_its_own_papers_still_points_back(question) -> None:
+    assert followup.resolve(question, PREVIOUS, SETTINGS).paper_ids
 
 
 def test_an_ordinal_past_the_last_citation_says_there_is_no_such_paper() -> None:
