@@ -97,12 +97,17 @@ class Checker:
         """0..1: how well `paper` backs `claim`. Example: support("Cal-SPI works in MuJoCo.", cal_spi) -> 0.8"""
         return self._scores([(claim, paper)])[0]
 
-    def _scores(self, pairs: list[tuple[str, Paper]]) -> list[float]:
+    def _scores(self, pairs: list[tuple[str, Paper]], sources: dict[tuple[str, str], str] | None = None) -> list[float]:
+        """Each claim's support from its paper. A (claim, paper id) in `sources` is a sentence of that paper's
+        abstract reworded ("We propose X" -> "The authors propose X", cut at a clause): the claim is compared
+        as the sentence it was taken from, whose vector every answer has made already, not embedded anew."""
         if not pairs:
             return []
         papers = {p.paper_id: p for _, p in pairs}
         units = {pid: _units(p) for pid, p in papers.items()}
-        claims = list(dict.fromkeys(c for c, _ in pairs))
+        sources = sources or {}
+        said = [sources.get((c, p.paper_id), c) for c, p in pairs]  # what each pair's claim is embedded as
+        claims = list(dict.fromkeys(said))
         texts = claims + [u for pid in units for u in units[pid]]
         vectors = self._embed(texts)
         claim_vec = dict(zip(claims, vectors[: len(claims)], strict=True))
@@ -114,9 +119,9 @@ class Checker:
         weight = self._settings.dense_weight
         known = {pid: set(tokenize(f"{p.title or ''} {p.display}")) for pid, p in papers.items()}
         out = []
-        for claim, paper in pairs:
+        for (claim, paper), text in zip(pairs, said, strict=True):
             pid = paper.paper_id
-            dense = float(np.max(paper_vecs[pid] @ claim_vec[claim])) if len(units[pid]) else 0.0
+            dense = float(np.max(paper_vecs[pid] @ claim_vec[text])) if len(units[pid]) else 0.0
             terms = content_terms(claim)
             lexical = sum(t in known[pid] for t in terms) / len(terms) if terms else 0.0
             # e.g. similarity 0.78 to its best sentence, 5 of 6 words found: 0.5*0.78 + 0.5*0.83 = 0.81
@@ -145,7 +150,7 @@ class Checker:
             out.append(checked)
             jobs.append((i, _clauses(text, valid)))
         pairs = [(claim, listed[n]) for _, clauses in jobs for claim, ns in clauses for n in ns]
-        scores = iter(self._scores(pairs))
+        scores = iter(self._scores(pairs, _taken(parts, jobs, listed)))
         threshold = self._settings.supported_at
         for i, clauses in jobs:
             worst: tuple[float, int] | None = None
@@ -213,6 +218,21 @@ def check_text(
 
 def _listed(citations: Sequence[Citation], retrieved: Collection[str] | None) -> dict[int, Paper]:
     return {c.n: c.paper for c in citations if retrieved is None or c.paper.paper_id in retrieved}
+
+
+def _taken(
+    parts: Sequence[AnswerSentence], jobs: list[tuple[int, list[tuple[str, tuple[int, ...]]]]], listed: dict[int, Paper]
+) -> dict[tuple[str, str], str]:
+    """Claims taken whole from a sentence of the one abstract they cite (the extractive answer's):
+    (claim, paper id) -> that sentence. A sentence cited to another paper than its own is checked as written."""
+    out = {}
+    for i, clauses in jobs:
+        source = parts[i].paper_sentence
+        if source and len(clauses) == 1 and len(clauses[0][1]) == 1:
+            claim, (n,) = clauses[0]
+            if source in _units(listed[n]):
+                out[(claim, listed[n].paper_id)] = source
+    return out
 
 
 def _units(paper: Paper) -> list[str]:

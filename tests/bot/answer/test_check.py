@@ -215,3 +215,31 @@ def test_the_chat_bubble_shows_markup_from_abstracts_as_text() -> None:
     assert not re.search(r"!\[|(?<!\\)\]\(", bubble)  # no image and no link syntax left unescaped
     assert "<img" not in bubble and "<b>" not in bubble
     assert "http://127.0.0.1:9/track.png" in bubble  # still there to read
+
+
+def test_a_sentence_taken_from_the_abstract_it_cites_is_embedded_as_that_sentence(seeded_bot) -> None:
+    """The extractive answer's sentences are its abstracts' own, reworded: checked by the vector every
+    answer already has for the source sentence, not by embedding the rewording again. Cited to another
+    paper, the same sentence is checked as written and fails."""
+    cure = _paper(seeded_bot, "Conservative Unlearning with soft-gating Regularization (CURE)")
+    ascpo = _paper(seeded_bot, "Absolute State-wise Constrained Policy Optimization (ASCPO)")
+    (source,) = [s for s in re.split(r"(?<=\.)\s+", cure.display) if s.startswith("We propose Conservative")]
+    reworded = "The authors propose" + source[len("We propose") :]
+    embedded: list[str] = []
+
+    def embed(texts: list[str]):
+        embedded.extend(texts)
+        return seeded_bot.embed(texts)
+
+    checker = Checker(embed, seeded_bot.settings.check)
+    own, other = checker.sentences(
+        [AnswerSentence(reworded, (1,), source), AnswerSentence(reworded, (2,), source)],
+        [Citation(1, cure), Citation(2, ascpo)],
+    )
+    assert own.supported and own.support is not None and own.support > 0.9
+    assert not other.supported
+    assert embedded.count(reworded) == 1  # once, for the check against ASCPO
+    written = Checker(seeded_bot.embed, seeded_bot.settings.check).sentences(
+        [AnswerSentence(reworded, (1,))], [Citation(1, cure)]
+    )
+    assert written[0].supported and own.support >= (written[0].support or 0)
