@@ -363,6 +363,10 @@ def _pronoun_lead(text: str) -> int | None:
     return len(query_words(before))
 
 
+# Two or more capitalised words after the first word: a name ("Conditional Information Gain").
+_TITLED = re.compile(r"(?<=\S )(?:[A-Z][\w-]*\s+){1,}[A-Z][\w-]*")
+
+
 def _intent(text: str) -> str:
     """Example: _intent("How does CURE forget data?") -> 'how'; _intent("How much faster is X?") -> 'results'"""
     if _LIST.search(text):
@@ -371,8 +375,9 @@ def _intent(text: str) -> str:
         return "compare"
     if _SUMMARY.match(text):
         return "summary"
+    plain = _TITLED.sub(" ", text)  # "Conditional Information Gain" names a reward; it asks for no gains
     for intent, pattern in (("results", _RESULTS), ("why", _WHY), ("how", _HOW)):
-        if pattern.search(text):
+        if pattern.search(plain):
             return intent
     return "what"
 

@@ -36,6 +36,11 @@ _WANTS = {
 }
 
 
+# Intents asking how or why, not what was found: a finding joins their answer only when it says a word of the
+# question the contribution does not.
+_NOT_RESULTS = ("how", "why")
+
+
 @dataclass(frozen=True)
 class Pick:
     """One sentence chosen from a paper, with its score against the question."""
@@ -218,6 +223,7 @@ def choose(
         if contribution is None:
             return []
         chosen[contribution.sentence.position] = contribution
+    said = set().union(*(p.matched for p in chosen.values()))  # the question's terms the contribution says
     # Then the sentences that answer best, what the intent wants counting for more; each further one
     # only when nearly as good as the first, so that an answer does not pad.
     allowed = [
@@ -233,6 +239,8 @@ def choose(
         joined = not fits(pick) and before is not None and not before.sentence.leans_back and len(chosen) + 2 <= count
         if not fits(pick) and not joined:
             continue
+        if intent in _NOT_RESULTS and pick.sentence.role == roles.FINDING and not pick.matched - said:
+            continue  # "how does X stay tractable?": a result saying none of its words is not how
         if first is None:
             first = answers(pick)
         elif answers(pick) < floor(pick) * first:

@@ -285,3 +285,12 @@ def test_a_list_asking_who_made_a_kind_of_thing_says_which_kind_and_its_topic(
     assert query.artifact == artifact
     if topic is not None:
         assert query.artifact_topic == topic
+
+
+def test_a_results_word_inside_a_name_does_not_make_a_question_ask_for_results() -> None:
+    assert (
+        parse("How does the Conditional Information Gain reward stay tractable in high-dimensional spaces?").intent
+        == "how"
+    )
+    assert parse("How much faster is CURE?").intent == "results"
+    assert parse("What gains does Information Gain give?").intent == "results"

@@ -282,3 +282,13 @@ def test_which_papers_introduce_benchmarks_lists_the_papers_that_made_one_not_th
     # each line says what the paper made, not a result on someone else's benchmark
     lines = [line for line in answer.markdown.splitlines() if line.startswith("- ")]
     assert lines and all(re.search(r"\b(?:introduce|present|release)\b", line) for line in lines)
+
+
+def test_a_how_question_gets_no_result_that_says_none_of_its_words(seeded_bot):
+    answer = seeded_bot.ask(
+        "How should a bandit algorithm handle a hierarchy where a high-level strategic choice determines the "
+        "context for the low-level tactical decisions that follow?"
+    )
+    assert [c.paper.label for c in answer.citations] == ["NCTS"]
+    assert "Nested Causal Thompson Sampling" in answer.markdown
+    assert "PAC-Bayesian" not in answer.markdown  # a theoretical result, not how the hierarchy is handled
