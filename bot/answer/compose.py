@@ -186,8 +186,10 @@ class Composer:
             # one named paper asked about on its own (a follow-up's sentences are scored against two questions)
             one = lead is not None and not context.asked
             chosen = picks.choose(mine, query.intent, count, conf, lead=not shown, one=one)
-            if not chosen:
-                continue
+            if not chosen or (
+                cited and query.intent == "why" and all(p.sentence.role == roles.CONTRIBUTION for p in chosen)
+            ):
+                continue  # a further paper that only says what it proposes gives no reason a "why" asks for
             if not cited and len(things := asks(context.asked or query.text)) > 1:
                 # "What is X and how is it kept cheap?": the best paper answers each thing asked
                 each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]

@@ -95,8 +95,13 @@ _DANGLING = re.compile(
     r"on top of|at the same time|meanwhile|conversely)\b",
     re.IGNORECASE,
 )
-# "This paper ...", "This work ...": a self-reference, not a dangling one.
-_SELF = re.compile(r"^(?:this|our) (?:paper|work|study|article|abstract)\b", re.IGNORECASE)
+# "On such trajectories, ...", "In these settings, ...": a short preposition, then the pointing word.
+_DANGLING_AFTER = re.compile(
+    r"^(?:on|in|for|from|with|under|at|by|across|over|within|beyond|unlike|despite)\s+(?:this|these|those|such)\b",
+    re.IGNORECASE,
+)
+# "This paper ...", "In this work ...": a self-reference, not a dangling one.
+_SELF = re.compile(r"^(?:(?:in|from|of) )?(?:this|our) (?:paper|work|study|article|abstract)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -130,9 +135,10 @@ def stand_alone(sentence: str) -> str:
 def leans_back(sentence: str) -> bool:
     """Whether the sentence needs the one before it to be understood.
 
-    Example: leans_back("It then submits the plan.") -> True; leans_back("This paper proposes X.") -> False
+    Example: leans_back("It then submits the plan.") -> True; leans_back("This paper proposes X.") -> False;
+    leans_back("On such trajectories, supervision is noisy.") -> True
     """
-    return bool(_DANGLING.match(sentence)) and not _SELF.match(sentence)
+    return bool(_DANGLING.match(sentence) or _DANGLING_AFTER.match(sentence)) and not _SELF.match(sentence)
 
 
 def read(texts: list[str], name: str | None = None) -> list[Sentence]:

@@ -292,3 +292,12 @@ def test_a_how_question_gets_no_result_that_says_none_of_its_words(seeded_bot):
     assert [c.paper.label for c in answer.citations] == ["NCTS"]
     assert "Nested Causal Thompson Sampling" in answer.markdown
     assert "PAC-Bayesian" not in answer.markdown  # a theoretical result, not how the hierarchy is handled
+
+
+def test_a_why_answer_leaves_out_a_further_paper_that_gives_no_reason(seeded_bot):
+    answer = seeded_bot.ask(
+        "Why can standard on-policy distillation teach the student bad habits like repetition, and why do they "
+        "get worse as training goes on?"
+    )
+    assert [c.paper.label for c in answer.citations] == ["MPOPD"]
+    assert "amplify over training" in answer.markdown  # the reason itself

@@ -204,3 +204,16 @@ def test_a_sentence_makes_a_kind_of_thing_only_when_it_says_the_paper_made_it(
     sentence: str, artifact: str, made: bool
 ) -> None:
     assert roles.makes(sentence, artifact) is made
+
+
+@pytest.mark.parametrize(
+    ("sentence", "leans"),
+    [
+        ("On such trajectories, teacher supervision can become noisy.", True),
+        ("In these settings, the critic diverges.", True),
+        ("In this paper, we propose X.", False),
+        ("On MuJoCo, X beats Y by 5%.", False),
+    ],
+)
+def test_a_preposition_before_the_pointing_word_still_leans_back(sentence: str, leans: bool) -> None:
+    assert roles.leans_back(sentence) is leans
