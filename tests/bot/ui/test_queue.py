@@ -121,7 +121,12 @@ def test_the_page_says_busy_when_its_question_finds_the_queue_full(held: tuple[s
             page = browser.new_page()
             page.set_default_timeout(30_000)
             page.goto(url, wait_until="domcontentloaded")
-            page.wait_for_function("() => { const t = document.querySelector('textarea'); return t && !t.disabled; }")
+            # Ready when the page load has run (it enables the box with its own placeholder): before that, the
+            # two questions below would fill the queue ahead of it and leave the box disabled.
+            page.wait_for_function(
+                "() => { const t = document.querySelector('textarea');"
+                " return t && !t.disabled && t.placeholder.startsWith('Ask'); }"
+            )
             with httpx.Client(base_url=url, timeout=10) as client:
                 assert client.post("/gradio_api/call/ask", json={"data": ["one"]}).status_code == 200
                 assert core.started.wait(10)
