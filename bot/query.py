@@ -280,6 +280,7 @@ def parse(text: str) -> Query:
         terms=('grpo',), ..., names=('GRPO',), asks_for_list=True, ...)
     """
     words = query_words(text)
+    listing = bool(_LIST.search(_last_question(text)))
     return Query(
         text=text,
         words=tuple(words),
@@ -287,7 +288,7 @@ def parse(text: str) -> Query:
         search_terms=tuple(search_terms(words)),
         pairs=tuple(query_pair_tokens(text)),
         names=tuple(_NAME.findall(text)),
-        asks_for_list=bool(_LIST.search(_last_question(text))),
+        asks_for_list=listing,
         asks_for_summary=bool(_SUMMARY.match(text)),
         asks_to_compare=bool(_COMPARE_REQUEST.match(text)),
         mentions_papers=bool(_PAPERS_WORD.search(text)),
@@ -303,7 +304,7 @@ def parse(text: str) -> Query:
         paper_numbers=tuple(int(m.group(1)) for m in _PAPER_NUMBER.finditer(text)),
         ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
         intent=_intent(_last_question(text)),
-        artifact=_artifact(text) if _LIST.search(_last_question(text)) else None,
+        artifact=_artifact(text) if listing else None,
     )
 
 

@@ -98,15 +98,21 @@ class Checker:
         return self._scores([(claim, paper)])[0]
 
     def _scores(self, pairs: list[tuple[str, Paper]], sources: dict[tuple[str, str], str] | None = None) -> list[float]:
-        """Each claim's support from its paper. A (claim, paper id) in `sources` is a sentence of that paper's
-        abstract reworded ("We propose X" -> "The authors propose X", cut at a clause): the claim is compared
-        as the sentence it was taken from, whose vector every answer has made already, not embedded anew."""
+        """Each claim's support from its paper. A (claim, paper id) in `sources` was taken from that sentence:
+        when the sentence is one of that paper's abstract (a rewording: "We propose X" -> "The authors propose
+        X", cut at a clause), the claim is compared as that sentence, whose vector every answer has made
+        already, not embedded anew; otherwise (cited to another paper) as written."""
         if not pairs:
             return []
         papers = {p.paper_id: p for _, p in pairs}
         units = {pid: _units(p) for pid, p in papers.items()}
         sources = sources or {}
-        said = [sources.get((c, p.paper_id), c) for c, p in pairs]  # what each pair's claim is embedded as
+
+        def embedded_as(claim: str, pid: str) -> str:
+            source = sources.get((claim, pid))
+            return source if source is not None and source in units[pid] else claim
+
+        said = [embedded_as(c, p.paper_id) for c, p in pairs]  # what each pair's claim is embedded as
         claims = list(dict.fromkeys(said))
         texts = claims + [u for pid in units for u in units[pid]]
         vectors = self._embed(texts)
@@ -223,15 +229,14 @@ def _listed(citations: Sequence[Citation], retrieved: Collection[str] | None) ->
 def _taken(
     parts: Sequence[AnswerSentence], jobs: list[tuple[int, list[tuple[str, tuple[int, ...]]]]], listed: dict[int, Paper]
 ) -> dict[tuple[str, str], str]:
-    """Claims taken whole from a sentence of the one abstract they cite (the extractive answer's):
-    (claim, paper id) -> that sentence. A sentence cited to another paper than its own is checked as written."""
+    """Claims taken whole from an abstract sentence and citing one paper (the extractive answer's):
+    (claim, cited paper id) -> that sentence. `_scores` uses it only when the sentence is that paper's."""
     out = {}
     for i, clauses in jobs:
         source = parts[i].paper_sentence
         if source and len(clauses) == 1 and len(clauses[0][1]) == 1:
             claim, (n,) = clauses[0]
-            if source in _units(listed[n]):
-                out[(claim, listed[n].paper_id)] = source
+            out[(claim, listed[n].paper_id)] = source
     return out
 
 

@@ -291,9 +291,8 @@ class Composer:
         parts: list[AnswerSentence] = []
         verb = "matches" if len(chosen) == 1 else "match"
         lines = [f"{plural(len(chosen))} in the corpus {verb}:", ""]
-        asked = set(query.terms)
+        asked, conf = set(query.terms), self._settings
         for n, (hit, pick) in enumerate(chosen, start=1):
-            conf = self._settings
             text = wording.shorten(
                 wording.third_person(pick.sentence.text), conf.list_clause_words, asked, conf.list_line_words
             )
