@@ -36,8 +36,8 @@ _WANTS = {
 }
 
 
-# Intents asking how or why, not what was found: a finding joins their answer only when it says a word of the
-# question the contribution does not.
+# Intents asking how or why, not what was found: a finding, or any sentence after the contribution in the
+# abstract, joins their answer only when it says a word of the question the contribution does not.
 _NOT_RESULTS = ("how", "why")
 
 
@@ -203,6 +203,7 @@ def choose(
     if not usable or count < 1:
         return []
     chosen: dict[int, Pick] = {}
+    contributed: int | None = None  # where the contribution chosen first stands in the abstract
     numbers = intent in ("results", "summary", "compare")
 
     def fits(pick: Pick) -> bool:
@@ -223,6 +224,7 @@ def choose(
         if contribution is None:
             return []
         chosen[contribution.sentence.position] = contribution
+        contributed = contribution.sentence.position
     said = set().union(*(p.matched for p in chosen.values()))  # the question's terms the contribution says
     # Then the sentences that answer best, what the intent wants counting for more; each further one
     # only when nearly as good as the first, so that an answer does not pad.
@@ -239,8 +241,13 @@ def choose(
         joined = not fits(pick) and before is not None and not before.sentence.leans_back and len(chosen) + 2 <= count
         if not fits(pick) and not joined:
             continue
-        if intent in _NOT_RESULTS and pick.sentence.role == roles.FINDING and not pick.matched - said:
-            continue  # "how does X stay tractable?": a result saying none of its words is not how
+        after = contributed is not None and pick.sentence.position > contributed
+        if intent in _NOT_RESULTS and (after or pick.sentence.role == roles.FINDING) and not pick.matched - said:
+            # "how does X stay tractable?": a result saying none of its words is not how, nor any sentence
+            # after the contribution saying none of them the contribution does not ("CIG is instantiated
+            # in a model-based setting" after "CIG is a tractable surrogate ..."); one before it may give
+            # the cause the method answers ("the root cause is ...")
+            continue
         if first is None:
             first = answers(pick)
         elif answers(pick) < floor(pick) * first:

@@ -294,6 +294,15 @@ def test_a_how_question_gets_no_result_that_says_none_of_its_words(seeded_bot):
     assert "PAC-Bayesian" not in answer.markdown  # a theoretical result, not how the hierarchy is handled
 
 
+def test_a_how_answer_stops_at_a_contribution_that_says_every_word_asked(seeded_bot):
+    answer = seeded_bot.ask(
+        "How does the Conditional Information Gain reward stay tractable in high-dimensional state spaces?"
+    )
+    assert [c.paper.label for c in answer.citations] == ["CIG"]
+    assert "log-determinant objective" in answer.markdown
+    assert "model-based setting" not in answer.markdown  # says none of the question's words the first does not
+
+
 def test_a_why_answer_leaves_out_a_further_paper_that_gives_no_reason(seeded_bot):
     answer = seeded_bot.ask(
         "Why can standard on-policy distillation teach the student bad habits like repetition, and why do they "
