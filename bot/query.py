@@ -338,6 +338,18 @@ _SECOND_ASK = re.compile(
 )
 
 
+_DEFINES = re.compile(r"^\W*what\s+(?:is|are)\b", re.IGNORECASE)
+
+
+def defines(text: str) -> bool:
+    """Whether a question (or one thing a question asks, `asks`) asks what something is.
+
+    Example: defines("What is the Heterogeneous Policy Bottleneck in CHAIN?") -> True;
+    defines("What reference policy does it build on?") -> False
+    """
+    return bool(_DEFINES.match(text))
+
+
 def asks(text: str) -> list[str]:
     """The things the last question of `text` asks, each as its own question (one, for most questions).
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from bot.answer import picks, roles, wording
 from bot.answer.picks import Pick
-from bot.query import Query, as_query, asks, distinctive, parse
+from bot.query import Query, as_query, asks, defines, distinctive, parse
 from bot.settings import AnswerSettings
 from bot.text import acronyms, citations, sentences
 from bot.text.terms import tokenize, words
@@ -190,10 +190,13 @@ class Composer:
                 cited and query.intent == "why" and all(p.sentence.role == roles.CONTRIBUTION for p in chosen)
             ):
                 continue  # a further paper that only says what it proposes gives no reason a "why" asks for
-            if not cited and len(things := asks(context.asked or query.text)) > 1:
+            things = asks(context.asked or query.text)
+            if not cited and len(things) > 1:
                 # "What is X and how is it kept cheap?": the best paper answers each thing asked
                 each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]
                 chosen = picks.each_part(chosen, each, conf, one=one)
+            if not cited and any(defines(ask) for ask in things):
+                chosen = picks.defined(chosen, mine, conf)  # "What is X?": what X does, not only its name
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)

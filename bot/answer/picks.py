@@ -10,6 +10,7 @@ against the question is dense similarity plus shared index terms (bot.settings.A
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -181,6 +182,30 @@ def each_part(
         covered = max((answering(p, intent, settings) for p in scored if p.sentence.position in have), default=0.0)
         if covered < settings.part_floor * answering(best, intent, settings):
             have[best.sentence.position] = best
+    return [have[i] for i in sorted(have)]
+
+
+# A sentence that only names what it proposes: "We ... propose Span-Specific Credit Assignment (SSCA)".
+_NAMES_IT = re.compile(r"\b(?:propose|introduce|present)\w*|\bequipped with\b", re.IGNORECASE)
+
+
+def defined(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
+    """`chosen` and, after a chosen sentence that names a thing the question asks about as proposed ("We
+    propose Span-Specific Credit Assignment (SSCA)"), the next sentence when it says how that thing works
+    ("SSCA calculates advantages independently for different structural spans, ..."): for a question
+    asking what something is, the name alone does not answer it."""
+    at = {p.sentence.position: p for p in _usable(picks, settings)}
+    have = {p.sentence.position: p for p in chosen}
+    for pick in chosen:
+        after = at.get(pick.sentence.position + 1)
+        if (
+            after is not None
+            and after.sentence.position not in have
+            and after.sentence.role == roles.METHOD
+            and _NAMES_IT.search(pick.sentence.source)
+            and pick.matched & after.matched
+        ):
+            have[after.sentence.position] = after
     return [have[i] for i in sorted(have)]
 
 

@@ -11,6 +11,7 @@ from bot.query import (
     Filter,
     as_query,
     asks,
+    defines,
     distinctive,
     label_position,
     parse,
@@ -245,6 +246,19 @@ def test_a_pronoun_after_a_name_does_not_lean_on_an_earlier_answer() -> None:
 )
 def test_asks_splits_a_question_into_the_things_it_asks(text: str, parts: list[str]) -> None:
     assert asks(text) == parts
+
+
+@pytest.mark.parametrize(
+    ("text", "asks_what_it_is"),
+    [
+        ("What is the Heterogeneous Policy Bottleneck in CHAIN?", True),
+        ("what are Nested Contextual Causal Bandits", True),
+        ("What reference policy does the framework build its residual policy on?", False),
+        ("How does CIG stay tractable?", False),
+    ],
+)
+def test_defines_tells_a_question_asking_what_something_is(text: str, asks_what_it_is: bool) -> None:
+    assert defines(text) is asks_what_it_is
 
 
 @pytest.mark.parametrize(

@@ -303,6 +303,13 @@ def test_a_how_answer_stops_at_a_contribution_that_says_every_word_asked(seeded_
     assert "model-based setting" not in answer.markdown  # says none of the question's words the first does not
 
 
+def test_what_is_x_says_what_x_does_not_only_that_it_is_proposed(seeded_bot):
+    answer = seeded_bot.ask("What is Span-Specific Credit Assignment and which captioning model uses it?")
+    assert [c.paper.label for c in answer.citations] == ["Deci-Omni-Captioner"]
+    assert "propose Span-Specific Credit Assignment (SSCA)" in answer.markdown
+    assert "calculates advantages independently for different structural spans" in answer.markdown
+
+
 def test_a_why_answer_leaves_out_a_further_paper_that_gives_no_reason(seeded_bot):
     answer = seeded_bot.ask(
         "Why can standard on-policy distillation teach the student bad habits like repetition, and why do they "
