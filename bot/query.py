@@ -333,7 +333,8 @@ def _last_question(text: str) -> str:
 
 # Where one question asks a second thing: "What is X and how is it kept cheap?", "..., and why does it ...".
 _SECOND_ASK = re.compile(
-    r"\s*,?\s+and\s+(?=(?:how|why|what|which|where|when|who|does|do|did|is|are|was|were|can|could)\b)",
+    r"\s*,?\s+and\s+(?=(?:(?:on|in|for|with|from|at|by|to|under|against|over)\s+)?"
+    r"(?:how|why|what|which|where|when|who|does|do|did|is|are|was|were|can|could)\b)",
     re.IGNORECASE,
 )
 

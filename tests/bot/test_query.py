@@ -241,6 +241,10 @@ def test_a_pronoun_after_a_name_does_not_lean_on_an_earlier_answer() -> None:
         ("What is IEES and how is it kept cheap?", ["What is IEES", "how is it kept cheap?"]),
         ("Was it tested on real robots, and what did it beat?", ["Was it tested on real robots", "what did it beat?"]),
         ("How do CURE and CS-DICE handle overlap?", ["How do CURE and CS-DICE handle overlap?"]),  # one question
+        (
+            "What success rate did the agent reach, and on which benchmark?",
+            ["What success rate did the agent reach", "on which benchmark?"],
+        ),
         ("What is CURE? And how does it forget?", ["And how does it forget?"]),  # the last question asks
     ],
 )
