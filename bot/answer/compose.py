@@ -19,7 +19,7 @@ import numpy as np
 
 from bot.answer import picks, roles, wording
 from bot.answer.picks import Pick
-from bot.query import Query, as_query, asks, defines, distinctive, parse
+from bot.query import Query, as_query, asks, defines, distinctive, parse, replace_singular
 from bot.settings import AnswerSettings
 from bot.text import acronyms, citations, sentences
 from bot.text.terms import tokenize, words
@@ -193,7 +193,10 @@ class Composer:
             things = asks(context.asked or query.text)
             if not cited and len(things) > 1:
                 # "What is X and how is it kept cheap?": the best paper answers each thing asked
-                each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in things]
+                # a later part's "it" is the paper asked about: "why is it essentially free?" -> "why is ReFPO ..."
+                named = distinctive(hit.paper.label)
+                own = [things[0]] + [replace_singular(a, hit.paper.label) if named else a for a in things[1:]]
+                each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in own]
                 chosen = picks.each_part(chosen, each, conf, one=one)
             if not cited and any(defines(ask) for ask in things):
                 chosen = picks.defined(chosen, mine, conf)  # "What is X?": what X does, not only its name

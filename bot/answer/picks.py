@@ -37,8 +37,8 @@ _WANTS = {
 }
 
 
-# Intents asking how or why, not what was found: a finding, or any sentence after the contribution in the
-# abstract, joins their answer only when it says a word of the question the contribution does not.
+# Intents asking how or why, not what was found: a finding (or, for "how", any sentence after the contribution in
+# the abstract) joins their answer only when it says a word of the question the contribution does not.
 _NOT_RESULTS = ("how", "why")
 
 
@@ -266,12 +266,12 @@ def choose(
         joined = not fits(pick) and before is not None and not before.sentence.leans_back and len(chosen) + 2 <= count
         if not fits(pick) and not joined:
             continue
-        after = contributed is not None and pick.sentence.position > contributed
+        # "how does X stay tractable?": a result saying none of its words is not how, nor, for a "how", any
+        # sentence after the contribution saying none of them the contribution does not ("CIG is instantiated
+        # in a model-based setting" after "CIG is a tractable surrogate ..."); one before it may give the cause
+        # the method answers ("the root cause is ..."), and for a "why" the contribution gives no reason
+        after = intent == "how" and contributed is not None and pick.sentence.position > contributed
         if intent in _NOT_RESULTS and (after or pick.sentence.role == roles.FINDING) and not pick.matched - said:
-            # "how does X stay tractable?": a result saying none of its words is not how, nor any sentence
-            # after the contribution saying none of them the contribution does not ("CIG is instantiated
-            # in a model-based setting" after "CIG is a tractable surrogate ..."); one before it may give
-            # the cause the method answers ("the root cause is ...")
             continue
         if first is None:
             first = answers(pick)

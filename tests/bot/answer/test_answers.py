@@ -310,6 +310,16 @@ def test_what_is_x_says_what_x_does_not_only_that_it_is_proposed(seeded_bot):
     assert "calculates advantages independently for different structural spans" in answer.markdown
 
 
+def test_a_second_part_saying_it_is_read_as_about_the_paper_asked_about(seeded_bot):
+    answer = seeded_bot.ask(
+        "Why does ReFPO add Reflow regularization to flow-matching policy gradients, and why is it essentially free "
+        "to use?"
+    )
+    assert [c.paper.label for c in answer.citations] == ["ReFPO"]
+    assert "implicit advantage-weighted Reflow process" in answer.markdown  # why it adds the regularization
+    assert "single line of code change" in answer.markdown  # why it is free ("why is ReFPO essentially free")
+
+
 def test_a_why_answer_leaves_out_a_further_paper_that_gives_no_reason(seeded_bot):
     answer = seeded_bot.ask(
         "Why can standard on-policy distillation teach the student bad habits like repetition, and why do they "
