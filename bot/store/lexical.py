@@ -12,7 +12,7 @@ import json
 import logging
 import math
 import shutil
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 
 import bm25s
@@ -41,6 +41,20 @@ TOKENS_VERSION = 3
 # What every index saved before k1 and b were recorded was built with: a fact about those files,
 # not a setting (LexicalSettings holds the values new indexes are built with).
 _UNRECORDED_BM25 = {"k1": 1.2, "b": 0.75}
+
+
+def _numbered(
+    texts: Iterable[str], terms: Callable[[str], list[str]] = tokenize
+) -> tuple[list[list[int]], dict[str, int]]:
+    """Each text's terms as vocabulary numbers, and the vocabulary: what bm25s indexes.
+
+    Numbered text by text, so the terms of every text are never held at once as strings (at 100,000
+    abstracts those lists took about 1.2 GB of a new reader's 2.7 GB; docs/scale.md).
+    Example: _numbered(["a b", "b"], str.split) -> ([[0, 1], [1]], {'a': 0, 'b': 1})
+    """
+    vocab: dict[str, int] = {}
+    numbered = [[vocab.setdefault(term, len(vocab)) for term in terms(text) or [""]] for text in texts]
+    return numbered, vocab
 
 
 class LexicalIndex:
@@ -75,8 +89,8 @@ class LexicalIndex:
         retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
         pairs = bm25s.BM25(k1=settings.k1, b=settings.b)
         if ids:
-            retriever.index([tokenize(docs[pid]) or [""] for pid in ids], show_progress=False)
-            pairs.index([pair_tokens(docs[pid]) or [""] for pid in ids], show_progress=False)
+            retriever.index(_numbered(docs[pid] for pid in ids), show_progress=False)
+            pairs.index(_numbered((docs[pid] for pid in ids), pair_tokens), show_progress=False)
         return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids), pairs if ids else None)
 
     def expand(self, query: str) -> str:

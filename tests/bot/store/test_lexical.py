@@ -191,3 +191,17 @@ def test_set_phrases_of_a_question_are_not_query_words():
     assert query_words("a reward that works at the same time") == ["reward"]
     assert query_words("Which papers deal with power grids?") == ["power", "grids"]
     assert query_words("part segmentation in time") == ["part", "segmentation", "time"]  # the words alone stay
+
+
+def test_building_from_numbered_terms_scores_as_bm25s_does_from_the_term_lists():
+    import bm25s
+    import numpy as np
+
+    docs = DOCS | {"e": "", "f": "— 42 —"}  # texts without a term index as bm25s's empty token
+    index = LexicalIndex.build(docs, LexicalSettings())
+    plain = bm25s.BM25(k1=1.2, b=0.75)
+    plain.index([tokenize(docs[pid]) or [""] for pid in index.paper_ids], show_progress=False)
+    for query in ("reinforcement learning agents", "Cal-SPI", "benchmark healthcare χ-Bench"):
+        terms = [t for t in index.query_terms(query) if t in plain.vocab_dict]
+        assert np.allclose(index.scores(query), plain.get_scores(terms), atol=1e-6)
+    assert index.scores("GRPO")[index.paper_ids.index("e")] == 0
