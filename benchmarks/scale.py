@@ -267,7 +267,9 @@ def _percentiles(seconds: list[float]) -> tuple[float, float]:
     return round(statistics.median(ms), 1), round(percentile(ms, 0.95), 1)
 
 
-def approximate_misses(app: Any, asked: list[str], chunks: tuple[int, ...] = (100, 300, 1000)) -> list[dict[str, Any]]:
+def approximate_misses(
+    app: Any, asked: list[str], chunks: tuple[int, ...] = (100, 300, 1000, 2000)
+) -> list[dict[str, Any]]:
     """How often search through Chroma's index (dense_index 'approximate', `approximate_chunks` n) leaves
     out of its top 10 a paper the exact search ranks in its top 10: both are the product's own search.
 
