@@ -23,7 +23,7 @@ from bot.errors import FingerprintError, StoreError, StoreUnavailable
 from bot.store import failures, readonly
 from bot.store.fingerprint import COLLECTION_KEY
 from bot.store.paths import StorePaths
-from bot.store.vectors import ChunkVectors
+from bot.store.vectors import ChunkVectors, release_memory
 from bot.text import chunking
 from bot.types import Chunk
 
@@ -87,6 +87,10 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
             "the local store"
         ) from exc
     return client
+
+
+# Pages of vectors read between two returns of freed memory to the system (`release_memory`).
+_TRIM_EVERY = 10
 
 
 class VectorStore:
@@ -424,6 +428,10 @@ class VectorStore:
         # the server time growing with the offset (0.09 s for 1,000 vectors by id against 0.30 s at offset
         # 200,000 on a `chroma run` server; docs/scale.md), so reading by offset grew with the square of the store.
         every = collection.get(include=[])["ids"] if collection is not None else []
+        # The ids and paper ids kept are made before any page is read: strings kept from each page would
+        # pin the memory of the page's decoded floats (1.3 GB of a new client's first read at 100,000 papers).
+        at = {chunk_id: i for i, chunk_id in enumerate(every)}
+        owners = [parsed[0] if (parsed := chunking.parse_chunk_id(chunk_id)) else "" for chunk_id in every]
         for start in range(0, len(every), page):
             assert collection is not None
             got = collection.get(ids=every[start : start + page], include=["embeddings", "metadatas"])
@@ -431,12 +439,20 @@ class VectorStore:
             vectors = got.get("embeddings")
             rows = [i for i, m in enumerate(metas) if m]
             if rows and vectors is not None:
-                chunk_ids.extend(got["ids"][i] for i in rows)
-                paper_ids.extend(str(metas[i]["paper_id"]) for i in rows)  # type: ignore[index]
+                for i in rows:
+                    k = at[got["ids"][i]]
+                    chunk_ids.append(every[k])
+                    owner = str(metas[i]["paper_id"])  # type: ignore[index]
+                    paper_ids.append(owners[k] if owners[k] == owner else owner)
                 blocks.append(np.asarray(vectors, dtype=np.float32)[rows])
+            del got, metas, vectors
+            if (start // page) % _TRIM_EVERY == _TRIM_EVERY - 1:
+                release_memory()  # the decoded pages' floats, freed but kept by the C allocator
         if not blocks:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
-        return ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
+        gathered = ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
+        release_memory()  # the pages gather let go
+        return gathered
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         """The `n` nearest chunks to each query vector, nearest first.
