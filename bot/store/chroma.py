@@ -420,39 +420,64 @@ class VectorStore:
         self._opened()
 
     def _read_all(self, page: int) -> ChunkVectors:
-        chunk_ids: list[str] = []
-        paper_ids: list[str] = []
-        blocks: list[np.ndarray] = []
         collection = self._usable()
         # Every id first (one request), then the vectors a page of ids at a time: a page by offset costs
         # the server time growing with the offset (0.09 s for 1,000 vectors by id against 0.30 s at offset
         # 200,000 on a `chroma run` server; docs/scale.md), so reading by offset grew with the square of the store.
         every = collection.get(include=[])["ids"] if collection is not None else []
-        # The ids and paper ids kept are made before any page is read: strings kept from each page would
-        # pin the memory of the page's decoded floats (1.3 GB of a new client's first read at 100,000 papers).
-        at = {chunk_id: i for i, chunk_id in enumerate(every)}
-        owners = [parsed[0] if (parsed := chunking.parse_chunk_id(chunk_id)) else "" for chunk_id in every]
+        named = [chunking.parse_chunk_id(chunk_id) for chunk_id in every]
+        if collection is None or not every:
+            return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
+        if any(n is None for n in named):  # ids of another shape: read, then put in paper order
+            return self._gathered(collection, every, page)
+        # Read in the order a corpus reads them (by paper id, a paper's chunks by position) and each page
+        # written straight into its rows, so the vectors are held once: placing pages read in another
+        # order touched the whole matrix while the pages were still held (twice the vectors at its peak).
+        order = sorted(range(len(every)), key=lambda i: named[i])  # type: ignore[arg-type,return-value]
+        ids = [every[i] for i in order]
+        owners = [named[i][0] for i in order]  # type: ignore[index]
+        at = {chunk_id: i for i, chunk_id in enumerate(ids)}
+        matrix: np.ndarray | None = None
+        present = np.zeros(len(ids), dtype=bool)
+        for n, start in enumerate(range(0, len(ids), page), start=1):
+            got = collection.get(ids=ids[start : start + page], include=["embeddings", "metadatas"])
+            metas = got.get("metadatas") or []
+            vectors = got.get("embeddings")
+            rows = [i for i, m in enumerate(metas) if m]
+            if rows and vectors is not None:
+                block = np.asarray(vectors, dtype=np.float32)
+                if matrix is None:
+                    matrix = np.empty((len(ids), block.shape[1]), dtype=np.float32)
+                places = [at[got["ids"][i]] for i in rows]
+                matrix[places] = block[rows]
+                present[places] = True
+            del got, metas, vectors
+            if n % _TRIM_EVERY == 0:
+                release_memory()  # the decoded pages' floats, freed but kept by the C allocator
+        if matrix is None:
+            return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
+        if not present.all():  # chunks without their record (a write cut short): left out, as before
+            kept = np.flatnonzero(present)
+            return ChunkVectors(tuple(ids[i] for i in kept), tuple(owners[i] for i in kept), matrix[kept])
+        return ChunkVectors(tuple(ids), tuple(owners), matrix)
+
+    def _gathered(self, collection: Any, every: list[str], page: int) -> ChunkVectors:
+        """Every vector read a page of ids at a time, then put in paper order (ChunkVectors.gather)."""
+        chunk_ids: list[str] = []
+        paper_ids: list[str] = []
+        blocks: list[np.ndarray] = []
         for start in range(0, len(every), page):
-            assert collection is not None
             got = collection.get(ids=every[start : start + page], include=["embeddings", "metadatas"])
             metas = got.get("metadatas") or []
             vectors = got.get("embeddings")
             rows = [i for i, m in enumerate(metas) if m]
             if rows and vectors is not None:
-                for i in rows:
-                    k = at[got["ids"][i]]
-                    chunk_ids.append(every[k])
-                    owner = str(metas[i]["paper_id"])  # type: ignore[index]
-                    paper_ids.append(owners[k] if owners[k] == owner else owner)
+                chunk_ids.extend(got["ids"][i] for i in rows)
+                paper_ids.extend(str(metas[i]["paper_id"]) for i in rows)
                 blocks.append(np.asarray(vectors, dtype=np.float32)[rows])
-            del got, metas, vectors
-            if (start // page) % _TRIM_EVERY == _TRIM_EVERY - 1:
-                release_memory()  # the decoded pages' floats, freed but kept by the C allocator
         if not blocks:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
-        gathered = ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
-        release_memory()  # the pages gather let go
-        return gathered
+        return ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
 
     def query(self, vectors: np.ndarray, n: int) -> list[list[ChunkMatch]]:
         """The `n` nearest chunks to each query vector, nearest first.

@@ -184,7 +184,16 @@ def test_store_reads_every_vector_in_pages(seeded_bot: Paperbot) -> None:
     assert whole.matrix.shape[1] == 384
     assert np.allclose(np.linalg.norm(whole.matrix, axis=1), 1.0, atol=1e-4)
     assert set(whole.paper_ids) == set(seeded_bot.papers())
-    assert sorted(paged.chunk_ids) == sorted(whole.chunk_ids)
+    assert paged.chunk_ids == whole.chunk_ids and np.array_equal(paged.matrix, whole.matrix)
+    # in the order a corpus reads them: by paper id, a paper's chunks by position
+    pairs = list(zip(whole.chunk_ids, whole.paper_ids, strict=True))
+    keys = [(pid, int(cid.rpartition("-")[2])) for cid, pid in pairs]
+    assert keys == sorted(keys) and all(cid.startswith(f"{pid}-") for cid, pid in pairs)
+    # ids of another shape are read the way they were before (then put in paper order): the same rows
+    vectors = seeded_bot.store.vectors
+    every = vectors._usable().get(include=[])["ids"]
+    gathered = vectors._gathered(vectors._usable(), every, 7)
+    assert gathered.chunk_ids == whole.chunk_ids and np.array_equal(gathered.matrix, whole.matrix)
 
 
 @pytest.mark.slow
