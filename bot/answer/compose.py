@@ -180,6 +180,8 @@ class Composer:
         best = {hit.paper.paper_id: max(p.score for p in mine) for hit, mine in scored}
         top = max(best.values(), default=0.0)
         scored = [(h, m) for h, m in scored if best[h.paper.paper_id] >= conf.paper_floor * top]
+        things = asks(context.asked or query.text)  # what the question asks, part by part
+        defining = any(defines(ask) for ask in things)
         for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
             count = (lead or conf.lead_sentences) if not cited else conf.other_sentences
             shown = bool(context.said) and not any(p.sentence.role == roles.CONTRIBUTION for p in mine)
@@ -190,7 +192,6 @@ class Composer:
                 cited and query.intent == "why" and all(p.sentence.role == roles.CONTRIBUTION for p in chosen)
             ):
                 continue  # a further paper that only says what it proposes gives no reason a "why" asks for
-            things = asks(context.asked or query.text)
             if not cited and len(things) > 1:
                 # "What is X and how is it kept cheap?": the best paper answers each thing asked
                 # a later part's "it" is the paper asked about: "why is it essentially free?" -> "why is ReFPO ..."
@@ -198,7 +199,7 @@ class Composer:
                 own = [things[0]] + [replace_singular(a, hit.paper.label) if named else a for a in things[1:]]
                 each = [(parse(ask).intent, self._scored(parse(ask), hit, context, own=True)) for ask in own]
                 chosen = picks.each_part(chosen, each, conf, one=one)
-            if not cited and any(defines(ask) for ask in things):
+            if not cited and defining:
                 chosen = picks.defined(chosen, mine, conf)  # "What is X?": what X does, not only its name
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
