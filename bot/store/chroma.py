@@ -93,6 +93,19 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 _TRIM_EVERY = 10
 
 
+def _pages(collection: Any, ids: list[str], page: int) -> Iterator[tuple[list[str], list[str], np.ndarray]]:
+    """The stored chunks among `ids`, `page` ids a request: each page's chunk ids, their paper ids (from
+    their records) and vectors, leaving out chunks without a record (a write cut short)."""
+    for start in range(0, len(ids), page):
+        got = collection.get(ids=ids[start : start + page], include=["embeddings", "metadatas"])
+        metas = got.get("metadatas") or []
+        vectors = got.get("embeddings")
+        rows = [i for i, m in enumerate(metas) if m]
+        if rows and vectors is not None:
+            owners = [str(metas[i]["paper_id"]) for i in rows]
+            yield [got["ids"][i] for i in rows], owners, np.asarray(vectors, dtype=np.float32)[rows]
+
+
 class VectorStore:
     """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with,
     and beside it the collection of paper records (`<collection>-papers`: each paper's stored text,
@@ -439,19 +452,12 @@ class VectorStore:
         at = {chunk_id: i for i, chunk_id in enumerate(ids)}
         matrix: np.ndarray | None = None
         present = np.zeros(len(ids), dtype=bool)
-        for n, start in enumerate(range(0, len(ids), page), start=1):
-            got = collection.get(ids=ids[start : start + page], include=["embeddings", "metadatas"])
-            metas = got.get("metadatas") or []
-            vectors = got.get("embeddings")
-            rows = [i for i, m in enumerate(metas) if m]
-            if rows and vectors is not None:
-                block = np.asarray(vectors, dtype=np.float32)
-                if matrix is None:
-                    matrix = np.empty((len(ids), block.shape[1]), dtype=np.float32)
-                places = [at[got["ids"][i]] for i in rows]
-                matrix[places] = block[rows]
-                present[places] = True
-            del got, metas, vectors
+        for n, (found, _, block) in enumerate(_pages(collection, ids, page), start=1):
+            if matrix is None:
+                matrix = np.empty((len(ids), block.shape[1]), dtype=np.float32)
+            places = [at[chunk_id] for chunk_id in found]
+            matrix[places] = block
+            present[places] = True
             if n % _TRIM_EVERY == 0:
                 release_memory()  # the decoded pages' floats, freed but kept by the C allocator
         if matrix is None:
@@ -466,15 +472,10 @@ class VectorStore:
         chunk_ids: list[str] = []
         paper_ids: list[str] = []
         blocks: list[np.ndarray] = []
-        for start in range(0, len(every), page):
-            got = collection.get(ids=every[start : start + page], include=["embeddings", "metadatas"])
-            metas = got.get("metadatas") or []
-            vectors = got.get("embeddings")
-            rows = [i for i, m in enumerate(metas) if m]
-            if rows and vectors is not None:
-                chunk_ids.extend(got["ids"][i] for i in rows)
-                paper_ids.extend(str(metas[i]["paper_id"]) for i in rows)
-                blocks.append(np.asarray(vectors, dtype=np.float32)[rows])
+        for found, owners, block in _pages(collection, every, page):
+            chunk_ids.extend(found)
+            paper_ids.extend(owners)
+            blocks.append(block)
         if not blocks:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
         return ChunkVectors.gather(chunk_ids, paper_ids, blocks)  # in paper order, as a corpus reads them
