@@ -2,8 +2,9 @@
 
 A label is the name of the method, benchmark or framework an abstract introduces when it has
 one ("CausalBind", "Cal-SPI", "χ-Bench"), otherwise a short descriptive title from the sentence
-saying what it proposes ("Risk-constrained RL framework for grid operation"), and only when there
-is none a short phrase from its first sentence.
+saying what it proposes ("Risk-constrained RL framework for grid operation"), studies, compares or
+questions ("Questioning the standard LLM training pipeline"), and only when there is none a short
+phrase from its first sentence.
 Works on display text (markdown and LaTeX already rendered). Labels are made distinct within
 a corpus by `assign`.
 """
@@ -251,29 +252,47 @@ def phrase(text: str) -> str:
 
 
 # "We propose <what>": the verb whose object says what the paper contributes.
+_SUBJECT = (
+    r"\b(?:we|this paper|this work|this study|this article|our work|our paper)\s+"
+    r"(?:(?:\w+ly|also|further|then|here|now)\s+)?"
+)
 _OFFER = re.compile(
-    r"\b(?:we|this paper|this work)\s+(?:(?:\w+ly|also|further|then|here|now)\s+)?"
-    r"(?:propose|introduce|present|develop|design|build|construct|formali[sz]e|formulate|devise)s?\s+",
+    _SUBJECT + r"(?:propose|introduce|present|develop|design|build|construct|formali[sz]e|formulate|devise)s?\s+",
     re.IGNORECASE,
 )
 # Where the object of "we propose" ends: a clause, a purpose or a means.
 _OBJECT_END = re.compile(
-    r"[,;:(.]| - | – | — |\s(?:that|which|who|where|whereby|to|by|using|via|consisting|comprising|called|named|"
+    r"[,;:(.]| - | – | — |\s(?:that|which|who|where|whereby|whose|to|by|using|via|consisting|comprising|called|named|"
     r"dubbed|termed|in which|and (?:show|demonstrate|prove|evaluate|use|apply|compare))\b",
     re.IGNORECASE,
 )
 _LEADING = {"a", "an", "the", "novel", "new", "simple", "general", "principled", "unified", "first"}
-_BREAK = {"for", "of", "over", "in", "on", "with", "under", "from", "across", "as", "and", "or", "at"}
+# Praise joined to a leading word: "a simple and effective method".
+_PRAISE = {"effective", "efficient", "practical", "scalable", "flexible", "powerful", "accurate", "fast", "elegant"}
+_BREAK = {"for", "of", "over", "in", "on", "with", "under", "from", "across", "as", "and", "or", "at", "vs", "versus"}
 _MAX_TITLE_WORDS = 8
 _MIN_TITLE_WORDS = 2
 
 
 # Weaker: "we study / analyse / give ...", read only when no sentence proposes anything that names the work.
-_STUDIED = re.compile(
-    r"\b(?:we|this paper|this work)\s+(?:(?:\w+ly|also|further|then|here|now)\s+)?"
-    r"(?:study|analy[sz]e|give|provide|investigate|examine|characteri[sz]e|revisit)\s+",
+_STUDY_VERBS = r"(?:stud(?:y|ies)|analy[sz]es?|gives?|provides?|investigates?|examines?|characteri[sz]es?|revisits?)\s+"
+_STUDIED = re.compile(_SUBJECT + _STUDY_VERBS, re.IGNORECASE)
+# "We frame this choice as a budget problem and compare three constructions of ...": the second verb says it.
+_ALSO_STUDIED = re.compile(_SUBJECT + r"(?:[^\s.;]+\s+){1,12}?and\s+compares?\s+", re.IGNORECASE)
+# "We question this status quo ...": what the paper argues against, named by the opening sentence's subject.
+_CRITIQUE = re.compile(
+    r"\bwe\s+(?:\w+ly\s+)?(question|challenge|rethink)\s+(?:this|these)\s+(?:status quo|assumptions?|paradigms?|"
+    r"views?|practices?|beliefs?|conventions?|notions?|recipes?|pipelines?)\b",
     re.IGNORECASE,
 )
+_COMPARING = ("compare", "compares")
+_GERUND = {"question": "Questioning", "challenge": "Challenging", "rethink": "Rethinking"}
+# "the problem of learning from noisy labels": the problem is the title.
+_FRAMING = {"problem", "problems", "task", "question", "challenge", "challenges"}
+_NO_OBJECT = {"this", "these", "that", "those", "it", "them", "to", "how", "what"}
+# "an initial attempt", "one way to interpret": what kind of work, not what it is about (unless "... of X").
+_VAGUE = {"one", "initial", "attempt", "step", "steps", "way", "ways", "direction", "insight", "insights", "look"}
+_VAGUE |= {"perspective", "glimpse", "common"}
 
 
 def described(text: str) -> str | None:
@@ -288,20 +307,32 @@ def described(text: str) -> str | None:
         -> 'Long-horizon forecasting of event sequences'
     """
     split = sentences.split(text)
-    for verbs in (_OFFER, _STUDIED):
+    for verbs in (_OFFER, _STUDIED, _ALSO_STUDIED):
         for sentence in split:
-            title = _object_title(sentence, verbs)
+            verb = verbs.search(sentence)
+            title = _object_title(sentence[verb.end() :]) if verb else None
+            if title is not None and verb is not None and verb.group().lower().rstrip().endswith(_COMPARING):
+                return f"Comparing {title[0].lower() if title[1:2].islower() else title[0]}{title[1:]}"
             if title is not None:
                 return title
-    return None
+    return _critique(split, text)
 
 
-def _object_title(sentence: str, verbs: re.Pattern[str]) -> str | None:
-    """The object of the sentence's verb (one of `verbs`) as a title, or None."""
-    verb = verbs.search(sentence)
-    if not verb:
+def _critique(split: list[str], text: str) -> str | None:
+    """ "Questioning the standard LLM training pipeline": for a paper whose second sentence questions,
+    challenges or rethinks "this status quo" (or assumption, paradigm, ...), the opening sentence's
+    subject, which is what it points back to. None otherwise."""
+    # Only right after the opening sentence does "this status quo" surely point at what it says.
+    found = _CRITIQUE.search(split[1]) if len(split) > 1 else None
+    opening = phrase(text)
+    if found is None or len(opening.split()) < 2:
         return None
-    rest = sentence[verb.end() :]
+    first = opening[0].lower() if opening[1:2].islower() else opening[0]  # "LLM agents" keeps its capitals
+    return f"{_GERUND[found.group(1).lower()]} the {first}{opening[1:]}"
+
+
+def _object_title(rest: str) -> str | None:
+    """The object at the start of `rest` (what follows "we propose") as a title, or None."""
     end = _OBJECT_END.search(rest)
     # "a finite-time, finite-sample analysis of ...": a comma after one hyphenated adjective goes on.
     while end and rest[end.start()] == "," and _one_adjective(rest[: end.start()]):
@@ -309,8 +340,18 @@ def _object_title(sentence: str, verbs: re.Pattern[str]) -> str | None:
     words = list(_WORD.finditer(rest, 0, end.start() if end else len(rest)))
     while words and words[0].group().lower() in _LEADING:
         words = words[1:]
-    if words and words[0].group().lower() in {"this", "these", "that", "those", "it", "them", "to", "how", "what"}:
-        return None  # "we propose to ...", "we present how ...": no object that names the work
+    while len(words) > 2 and words[0].group().lower() == "and":
+        if words[1].group().lower() in _LEADING | _PRAISE:  # "a novel and simple algorithm" -> 'Simple algorithm'
+            words = words[1:]
+            break
+        # "we propose and (theoretically) analyze a principle": the object of the second verb
+        words = [w for i, w in enumerate(words[1:]) if i > 0 or not w.group().lower().endswith("ly")][1:]
+        while words and words[0].group().lower() in _LEADING:
+            words = words[1:]
+    if len(words) > 2 and words[0].group().lower() in _FRAMING and words[1].group().lower() == "of":
+        words = words[2:]  # "the problem of learning from noisy labels" -> 'Learning from noisy labels'
+    if words and (words[0].group().lower() in _NO_OBJECT or (len(words) <= 2 and words[0].group().lower() in _VAGUE)):
+        return None  # "we propose to ...", "we study it", "we give an initial attempt": no object naming the work
     if len(words) > _MAX_TITLE_WORDS:
         cut = max((i for i, w in enumerate(words[: _MAX_TITLE_WORDS + 1]) if w.group().lower() in _BREAK), default=0)
         words = words[:cut] if cut >= _MIN_TITLE_WORDS else words[:_MAX_TITLE_WORDS]

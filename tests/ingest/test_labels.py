@@ -131,6 +131,24 @@ def test_titled_papers_are_labelled_from_their_title():
         ("We propose a faster solver. We study it on graphs.", "Faster solver"),  # a proposal comes first
         ("Terminal escape codes are a hazard. We study them.", None),
         ("Critical decisions are rarely single-timescale.", None),
+        # Found on the 8,647 ML abstracts read as untitled: "This paper studies ..." was labelled 'Paper studies the'.
+        ("This paper studies the sample complexity of tuning priors.", "Sample complexity of tuning priors"),
+        ("Our work examines fairness in canonical correlation analysis.", "Fairness in canonical correlation analysis"),
+        ("We study the problem of learning from noisy labels.", "Learning from noisy labels"),
+        ("We propose and theoretically analyze a decentralized model.", "Decentralized model"),
+        ("We propose a novel and simple algorithm for sparse recovery.", "Simple algorithm for sparse recovery"),
+        ("We give an initial attempt. Nothing else is said.", None),
+        (
+            "Agents imitate teachers. We frame this design choice as a budget-allocation problem and compare three "
+            "constructions of supervised training data: short or long.",
+            "Comparing three constructions of supervised training data",
+        ),
+        # The seeds' "Standard LLM training pipeline", named by the issue as opening words, not a title.
+        (
+            "The standard LLM training pipeline applies RL only after SFT. We question this status quo by training "
+            "a LLM from scratch.",
+            "Questioning the standard LLM training pipeline",
+        ),
     ],
 )
 def test_a_paper_naming_nothing_is_described_by_what_it_proposes(text: str, title: str | None) -> None:
@@ -151,3 +169,12 @@ def test_labels_are_made_of_printable_text_whatever_the_abstract_holds() -> None
     labels = assign(texts, set())
     assert labels == {"a": "Terminal escape codes", "b": "RedNet"}
     assert assign({"c": "x"}, set(), titles={"c": "Bad\x1b]0;t\x07Name: a title"}) == {"c": "BadName"}
+
+
+def test_a_status_quo_questioned_later_is_not_taken_for_the_opening_subject() -> None:
+    """ "This status quo" points at the sentence before it: only the opening one when it is the second."""
+    text = (
+        "A desirable data selection algorithm picks informative samples. Current approaches iterate training. "
+        "We challenge this status quo with a single pass."
+    )
+    assert described(text) is None
