@@ -291,6 +291,9 @@ def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:
     closest = max(
         (p for p in _usable(picks, settings) if not p.sentence.leans_back), key=lambda p: p.score, default=None
     )
+    # A problem statement says what the field is about, not the paper: the contribution stays when it names a word
+    # of the question ("... for low-carbon grid operation", not "Deep decarbonization is transforming power grids").
+    background = closest is not None and closest.sentence.role == roles.PROBLEM
     if lead and closest and lead[0].score < settings.next_sentence_floor * closest.score:
-        return closest
+        return lead[0] if background and lead[0].matched else closest
     return lead[0] if lead else None

@@ -217,3 +217,31 @@ def test_a_sentence_makes_a_kind_of_thing_only_when_it_says_the_paper_made_it(
 )
 def test_a_preposition_before_the_pointing_word_still_leans_back(sentence: str, leans: bool) -> None:
     assert roles.leans_back(sentence) is leans
+
+
+GRID = [
+    "Deep decarbonization is transforming power grids into safety-critical cyber-physical systems.",
+    "We propose a risk-constrained reinforcement learning framework for low-carbon grid operation.",
+    "On three grid benchmarks, a CVaR constraint on tail risk reduced grid violations by 40%.",
+]
+
+
+def test_a_list_line_is_the_contribution_rather_than_the_fields_background() -> None:
+    """Round 29: "Which papers deal with power grids?" showed a paper's opening "Deep decarbonization is
+    transforming power grids ..." (what the field is about) rather than what the paper does."""
+    read = roles.read(GRID, None)
+    assert [s.role for s in read] == ["problem", "contribution", "finding"]
+    settings = AnswerSettings()
+
+    def line(matched: list[set[str]], scores: list[float]) -> int:
+        scored = [picks.Pick(HIT, s, v, frozenset(m)) for s, v, m in zip(read, scores, matched, strict=True)]
+        headline = picks.headline(scored, settings)
+        assert headline is not None
+        return headline.sentence.position
+
+    # the contribution names a word of the question ("grid"): it stays, though the background scores higher
+    assert line([{"power", "grid"}, {"grid"}, {"grid"}], [0.6, 0.4, 0.3]) == 1
+    # a contribution naming none of the question's words gives way to the sentence that shows the match
+    assert line([{"power", "grid"}, set(), {"grid"}], [0.6, 0.4, 0.3]) == 0
+    # so does it to a closer sentence saying what the paper did (not background)
+    assert line([{"power"}, {"grid"}, {"grid", "violat"}], [0.3, 0.4, 0.6]) == 2
