@@ -201,6 +201,8 @@ class Composer:
                 chosen = picks.each_part(chosen, each, conf, one=one)
             if not cited and defining:
                 chosen = picks.defined(chosen, mine, conf)  # "What is X?": what X does, not only its name
+            if not cited and query.intent == "what" and not context.asked:
+                chosen = picks.with_finding(chosen, mine, conf)  # and what it found
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)

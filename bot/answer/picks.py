@@ -209,6 +209,25 @@ def defined(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> 
     return [have[i] for i in sorted(have)]
 
 
+def with_finding(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
+    """`chosen` and, when none of it says what the paper found, its finding that says most (numbers counting
+    for more): a researcher's summary of a paper names it, says what it proposes and what it found.
+    Example: [contribution, method] -> [contribution, method, "... improves accuracy by 5% on X"]"""
+    if any(p.sentence.role == roles.FINDING for p in chosen):
+        return chosen
+    have = {p.sentence.position: p for p in chosen}
+    found = [
+        p
+        for p in _usable(picks, settings)
+        if p.sentence.role == roles.FINDING and (not p.sentence.leans_back or p.sentence.position - 1 in have)
+    ]
+    if not found:
+        return chosen
+    best = max(found, key=lambda p: value(p, settings, numbers=True))
+    have[best.sentence.position] = best
+    return [have[i] for i in sorted(have)]
+
+
 def choose(
     picks: list[Pick], intent: str, count: int, settings: AnswerSettings, lead: bool = True, one: bool = False
 ) -> list[Pick]:

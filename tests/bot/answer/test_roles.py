@@ -245,3 +245,23 @@ def test_a_list_line_is_the_contribution_rather_than_the_fields_background() -> 
     assert line([{"power", "grid"}, set(), {"grid"}], [0.6, 0.4, 0.3]) == 0
     # so does it to a closer sentence saying what the paper did (not background)
     assert line([{"power"}, {"grid"}, {"grid", "violat"}], [0.3, 0.4, 0.6]) == 2
+
+
+def test_a_summary_of_what_a_paper_is_says_what_it_found() -> None:
+    """Round 30: "privacy unlearning offline RL" named CURE and what it proposes, then no result."""
+    texts = [
+        "Unlearning in offline RL is hard when forget and retain data overlap.",
+        "We propose CURE, a selective unlearning framework.",
+        "CURE gates critic suppression by gradient alignment.",
+        "Across MuJoCo benchmarks, CURE improves the forget-utility trade-off at 5% of retraining cost.",
+        "It also achieves returns near the original.",
+    ]
+    read = roles.read(texts, "CURE")
+    assert [s.role for s in read] == ["problem", "contribution", "method", "finding", "finding"]
+    settings = AnswerSettings()
+    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.4, 0.2, 0.3], strict=True)]
+    chosen = [scored[1], scored[2]]
+    # the finding with a number, not the one leaning on it, joins in the abstract's order
+    assert [p.sentence.position for p in picks.with_finding(chosen, scored, settings)] == [1, 2, 3]
+    # an answer already saying what was found is left as it is
+    assert picks.with_finding([scored[1], scored[3]], scored, settings) == [scored[1], scored[3]]
