@@ -123,9 +123,22 @@ def value(pick: Pick, settings: AnswerSettings, numbers: bool) -> float:
     return pick.score + (settings.number_bonus * min(pick.sentence.numbers, 2) if counts else 0.0)
 
 
+# "The code is available at https://...", "Our models will be publicly available": where to get it, not what it is.
+_AVAILABILITY = re.compile(
+    r"https?://|\bgithub\.com\b|\b(?:code|data|datasets?|models?|implementations?|weights)\b[^.]{0,40}?"
+    r"\b(?:is|are|will be|has been|have been)\s+(?:\w+ly\s+)?(?:available|released|open-sourced)\b",
+    re.IGNORECASE,
+)
+
+
 def _usable(picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
-    """The sentences long enough to say something (not a heading or 'Code is available.')."""
-    return [p for p in picks if len(p.sentence.source) >= settings.min_sentence_chars]
+    """The sentences long enough to say something (not a heading or 'Code is available.'), and not
+    saying where the code is ("The code is available at https://...")."""
+    return [
+        p
+        for p in picks
+        if len(p.sentence.source) >= settings.min_sentence_chars and not _AVAILABILITY.search(p.sentence.source)
+    ]
 
 
 def answering(pick: Pick, intent: str, settings: AnswerSettings) -> float:

@@ -265,3 +265,18 @@ def test_a_summary_of_what_a_paper_is_says_what_it_found() -> None:
     assert [p.sentence.position for p in picks.with_finding(chosen, scored, settings)] == [1, 2, 3]
     # an answer already saying what was found is left as it is
     assert picks.with_finding([scored[1], scored[3]], scored, settings) == [scored[1], scored[3]]
+
+
+def test_where_the_code_is_never_answers() -> None:
+    """h25: "The code is available at https://..." closed an answer about what GRGC is."""
+    texts = [
+        "We propose GRGC, a two-stage framework for black-box distillation.",
+        "Experiments across teachers show GRGC improves accuracy by 3 points.",
+        "The code is available at https://example.org/grgc for reproduction of all experiments.",
+        "Our models and data will be publicly released upon acceptance of this paper.",
+    ]
+    read = roles.read(texts, "GRGC")
+    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.3, 0.2, 0.9, 0.8], strict=True)]
+    settings = AnswerSettings()
+    assert [p.sentence.position for p in picks.choose(scored, "what", 3, settings)] == [0, 1]
+    assert picks.headline(scored, settings).sentence.position == 0  # type: ignore[union-attr]
