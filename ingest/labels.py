@@ -285,7 +285,6 @@ _CRITIQUE = re.compile(
     r"views?|practices?|beliefs?|conventions?|notions?|recipes?|pipelines?)\b",
     re.IGNORECASE,
 )
-_COMPARING = ("compare", "compares")
 _GERUND = {"question": "Questioning", "challenge": "Challenging", "rethink": "Rethinking"}
 # "the problem of learning from noisy labels": the problem is the title.
 _FRAMING = {"problem", "problems", "task", "question", "challenge", "challenges"}
@@ -311,10 +310,8 @@ def described(text: str) -> str | None:
         for sentence in split:
             verb = verbs.search(sentence)
             title = _object_title(sentence[verb.end() :]) if verb else None
-            if title is not None and verb is not None and verb.group().lower().rstrip().endswith(_COMPARING):
-                return f"Comparing {title[0].lower() if title[1:2].islower() else title[0]}{title[1:]}"
             if title is not None:
-                return title
+                return f"Comparing {_lower_first(title)}" if verbs is _ALSO_STUDIED else title
     return _critique(split, text)
 
 
@@ -327,8 +324,15 @@ def _critique(split: list[str], text: str) -> str | None:
     opening = phrase(text)
     if found is None or len(opening.split()) < 2:
         return None
-    first = opening[0].lower() if opening[1:2].islower() else opening[0]  # "LLM agents" keeps its capitals
-    return f"{_GERUND[found.group(1).lower()]} the {first}{opening[1:]}"
+    return f"{_GERUND[found.group(1).lower()]} the {_lower_first(opening)}"
+
+
+def _lower_first(title: str) -> str:
+    """A title's first letter in lower case to follow another word, unless it starts an acronym.
+
+    Example: _lower_first("Standard LLM pipeline") -> 'standard LLM pipeline'; _lower_first("LLM x") -> 'LLM x'
+    """
+    return (title[0].lower() if title[1:2].islower() else title[0]) + title[1:]
 
 
 def _object_title(rest: str) -> str | None:
