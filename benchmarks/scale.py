@@ -267,34 +267,43 @@ def _percentiles(seconds: list[float]) -> tuple[float, float]:
     return round(statistics.median(ms), 1), round(percentile(ms, 0.95), 1)
 
 
-def approximate_misses(
-    app: Any, asked: list[str], chunks: tuple[int, ...] = (100, 300, 1000, 2000)
-) -> list[dict[str, Any]]:
-    """How often search through Chroma's index (dense_index 'approximate', `approximate_chunks` n) leaves
-    out of its top 10 a paper the exact search ranks in its top 10: both are the product's own search.
+PAPER_INDEX = (300, 1000, 3000)  # approximate_papers tried on an embedded store
+CHUNK_INDEX = (100, 300, 1000, 2000)  # approximate_chunks tried on a server (on an embedded store: the last)
+
+
+def approximate_misses(app: Any, asked: list[str], server: bool = False) -> list[dict[str, Any]]:
+    """How often search through Chroma's index (dense_index 'approximate') leaves out of its top 10 a
+    paper the exact search ranks in its top 10: both are the product's own search. An embedded store is
+    tried with its candidates from the papers' index (`approximate_papers` n, the default there) and from
+    the chunks' index (`approximate_chunks` 2,000, as before); a server with the chunks' index.
 
     Example: 3 of 500 exact top-10 papers missing from the approximate top 10 -> rate 0.006.
     """
     from bot.app import Paperbot
 
-    def searcher(mode: str, n: int | None = None) -> Any:
-        storage = {"dense_index": mode} | ({"approximate_chunks": n} if n else {})
+    def searcher(storage: dict[str, Any]) -> Any:
         settings = app.settings.model_copy(update={"storage": app.settings.storage.model_copy(update=storage)})
         return Paperbot(settings)
 
-    exact = searcher("exact")
+    exact = searcher({"dense_index": "exact"})
     truth = {q: [h.paper.paper_id for h in exact.search(q, k=10).hits] for q in asked}
     exact.store.close()
+    del exact
+    tried = [("chunks", n) for n in CHUNK_INDEX]
+    if not server:
+        tried = [("papers", n) for n in PAPER_INDEX] + tried[-1:]
     rows = []
-    for n in chunks:
-        near = searcher("approximate", n)
+    for index, n in tried:
+        storage = {"approximate_papers": n} if index == "papers" else {"approximate_papers": 0, "approximate_chunks": n}
+        near = searcher({"dense_index": "approximate"} | storage)
         missed = total = 0
         for question in asked:
             found = {h.paper.paper_id for h in near.search(question, k=10).hits}
             missed += sum(pid not in found for pid in truth[question])
             total += len(truth[question])
         near.store.close()
-        rows.append({"approximate_chunks": n, "missed": missed, "of": total, "rate": round(missed / max(total, 1), 4)})
+        rate = round(missed / max(total, 1), 4)
+        rows.append({"index": index, f"approximate_{index}": n, "missed": missed, "of": total, "rate": rate})
     return rows
 
 
@@ -326,7 +335,7 @@ def reader(store: Path, count: int, url: str | None = None) -> dict[str, Any]:
     ask_p50, ask_p95 = _percentiles(asks)
     rss_after_asks = round(_peak_rss_mb())
     dense_index = type(app.store.corpus().vectors).__name__
-    misses = approximate_misses(app, asked[: 2 * count])
+    misses = approximate_misses(app, asked[: 2 * count], server=url is not None)
     return {
         "papers_in_store": app.paper_count(),
         "dense_path": "approximate" if dense_index == "NearestVectors" else "exact",

@@ -181,6 +181,15 @@ class StoreSettings(BaseModel):
         "2,000 (search p50 142 ms), 2.8% with 1,000 (118 ms) and 9.7% with 300 (95 ms); the issue's goal is 1% "
         "(docs/scale.md).",
     )
+    approximate_papers: int = Field(
+        1_000,
+        ge=0,
+        description="On the approximate path of an embedded store, the papers nearest a question by their mean "
+        "chunk vector (Chroma's index of paper records) that are the dense candidates, their chunk vectors read "
+        "from the cache beside the store; Chroma's chunk index, which an embedded store loads whole (4 GB "
+        "at a million papers), is then never loaded. 0: ask the chunk index for `approximate_chunks` chunks "
+        "instead (as a Chroma server always is) (docs/scale.md).",
+    )
     approximate_lexical: int = Field(
         100,
         ge=0,

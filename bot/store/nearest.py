@@ -7,6 +7,11 @@ best BM25 papers), whose chunk vectors are fetched by id and scored exactly. Eve
 the similarity of the last chunk found: none of its chunks is closer than that, so it is an upper
 bound, and such a paper can only rank where the bound would rank it.
 
+An embedded store whose chunk vectors are cached beside it (bot.store.vectors.VectorCache) is searched
+without the chunks' index, which Chroma loads whole into the process that queries it (4 GB at a million
+papers): the records' index (one mean vector per paper, 1.7 GB) gives the nearest papers, and their
+chunk vectors are read from the cache file a paper at a time (bot.store.vectors.CachedRows).
+
 Triage, "more like this" and the groups need every vector (centroids, passage matches): they still
 read them all, once, the first time they are asked for. A fixed sample of papers stands in for the
 whole corpus where search needs the spread of similarities (how far above the rest the best paper is
@@ -23,7 +28,7 @@ import numpy as np
 
 from bot.store.chroma import VectorStore
 from bot.store.corpus import BestChunks, PaperVectors
-from bot.store.vectors import ChunkVectors
+from bot.store.vectors import CachedRows, ChunkVectors
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +51,8 @@ class NearestVectors:
         chunks: int,
         lexical: int,
         sample: int,
+        papers: int = 0,
+        cached: CachedRows | None = None,
     ) -> None:
         self.paper_ids = list(paper_ids)
         self.position = {pid: i for i, pid in enumerate(self.paper_ids)}
@@ -57,6 +64,11 @@ class NearestVectors:
         self._all: PaperVectors | None = None
         self._sample_size = sample
         self._sample: PaperVectors | None = None
+        # With the vectors cached beside an embedded store, the candidates are the `papers` nearest
+        # papers of the records' index, whose chunks are read from the cache file: a reader then never
+        # loads the chunks' index (4 GB at a million papers).
+        self.papers = papers
+        self._cached = cached if papers > 0 else None
         self._lock = threading.Lock()
 
     # What needs every vector reads them all, once.
@@ -111,10 +123,12 @@ class NearestVectors:
             if self._sample is None:
                 picked = np.random.default_rng(SAMPLE_SEED).permutation(len(self.paper_ids))[: self._sample_size]
                 ids = [self.paper_ids[i] for i in sorted(picked.tolist())]
-                self._sample = _paper_vectors(ids, self._source.paper_chunks(ids))
+                self._sample = _paper_vectors(ids, self._chunks_of(ids))
             return self._sample
 
     def _row(self, query: np.ndarray, also: list[int], best: list[str | None] | None = None) -> np.ndarray:
+        if self._cached is not None:
+            return self._row_by_paper(query, also, best)
         found = self._source.query(query[None, :], self.chunks)[0]
         # Fewer chunks than asked for: the index holds no more, so the other papers have no vectors.
         bound = found[-1].similarity if len(found) >= self.chunks else -1.0
@@ -127,20 +141,39 @@ class NearestVectors:
                 out[at] = match.similarity
                 if best is not None:
                     best[at] = match.chunk_id
-        extra = [self.paper_ids[i] for i in dict.fromkeys(also) if i not in seen]
-        if extra:
-            fetched = self._source.paper_chunks(extra)
-            for pid in extra:
-                at = self.position[pid]
-                if pid not in fetched:
-                    out[at] = -1.0
-                    continue
-                chunk_ids, vectors = fetched[pid]
-                sims = vectors @ query
-                out[at] = float(sims.max())
-                if best is not None:
-                    best[at] = chunk_ids[int(np.argmax(sims))]
+        self._score([self.paper_ids[i] for i in dict.fromkeys(also) if i not in seen], query, out, best)
         return out
+
+    def _row_by_paper(self, query: np.ndarray, also: list[int], best: list[str | None] | None) -> np.ndarray:
+        """The papers whose mean vector is nearest the query, and the caller's, scored exactly from the
+        cache file; every other paper gets the last found paper's mean cosine, an estimate of where
+        they begin (a paper's best chunk can lie above its mean), so only the candidates count as exact."""
+        found = self._source.nearest_papers(query, self.papers)
+        bound = found[-1][1] if len(found) >= self.papers else -1.0
+        out = np.full(len(self.paper_ids), bound, dtype=np.float32)
+        nearest = [pid for pid, _ in found if pid in self.position]
+        self._score(list(dict.fromkeys([*nearest, *(self.paper_ids[i] for i in also)])), query, out, best)
+        return out
+
+    def _score(self, ids: list[str], query: np.ndarray, out: np.ndarray, best: list[str | None] | None) -> None:
+        """Each of these papers' exact best-chunk cosine into `out` (-1 for one without vectors)."""
+        if not ids:
+            return
+        fetched = self._chunks_of(ids)
+        for pid in ids:
+            at = self.position[pid]
+            if pid not in fetched:
+                out[at] = -1.0
+                continue
+            chunk_ids, vectors = fetched[pid]
+            sims = vectors @ query
+            out[at] = float(sims.max())
+            if best is not None:
+                best[at] = chunk_ids[int(np.argmax(sims))]
+
+    def _chunks_of(self, ids: list[str]) -> dict[str, tuple[list[str], np.ndarray]]:
+        """Papers' chunk ids and vectors: from the cache file when there is one, else from Chroma."""
+        return (self._cached or self._source).paper_chunks(ids)
 
 
 def lexical_candidates(scores: np.ndarray, n: int) -> list[int]:

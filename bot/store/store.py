@@ -34,7 +34,7 @@ from bot.store.nearest import NearestVectors
 from bot.store.paths import StorePaths
 from bot.store.registry import Registry
 from bot.store.rows import read_many
-from bot.store.vectors import ChunkVectors, VectorCache
+from bot.store.vectors import CachedRows, ChunkVectors, VectorCache, release_memory
 from bot.text import chunking
 from bot.types import Chunk, Paper
 
@@ -431,6 +431,8 @@ class Store:
                 storage.approximate_chunks,
                 storage.approximate_lexical,
                 storage.approximate_sample,
+                storage.approximate_papers,
+                self._cached_rows(*key) if self._local else None,
             )
 
         return nearest
@@ -454,6 +456,20 @@ class Store:
         if len(chunks.chunk_ids) == count:
             VectorCache(self.saves.folder, key).save(chunks)
         return chunks
+
+    def _cached_rows(self, version: int, count: int) -> CachedRows | None:
+        """Every chunk vector, read a paper at a time from the cache beside the store, which the first reader of this
+        version writes (reading them all from Chroma once, as the exact path does); None when it
+        cannot be written (then candidates come from Chroma's chunk index)."""
+        key = VectorCache.key(version, count, self.fingerprint)
+        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+            rows = VectorCache(folder, key).rows(count)
+            if rows is not None:
+                return rows
+        log.info("reading every chunk vector once, to keep them beside the store for the next readers")
+        self._chunk_vectors(version, count)
+        release_memory()
+        return VectorCache(self.saves.folder, key).rows(count)
 
     def _save_lexical(self, lexical: LexicalIndex, version: int) -> None:
         """Save an index built by a reader, unless an ingest is writing (it saves its own when done);

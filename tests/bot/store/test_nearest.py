@@ -37,11 +37,23 @@ def _ids(bot: Paperbot, question: str) -> list[str]:
     return [h.paper.paper_id for h in bot.search(question, k=10).hits]
 
 
-def test_with_every_chunk_a_candidate_the_approximate_path_ranks_as_the_exact_one(
-    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+# Candidates from Chroma's chunk index (as a server's store is searched), or from its index of paper
+# records with the chunk vectors read from the cache beside an embedded store.
+BY_CHUNK = {"approximate_papers": 0}
+BY_PAPER: dict[str, int] = {}
+
+
+@pytest.mark.parametrize("index", [BY_CHUNK, BY_PAPER], ids=["chunk index", "paper index"])
+def test_with_every_paper_a_candidate_the_approximate_path_ranks_as_the_exact_one(
+    seeded_bot: Paperbot,
+    seeded_store: Settings,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    index: dict[str, int],
 ) -> None:
-    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=10_000)
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=10_000, **index)
     assert isinstance(bot.store.corpus().vectors, NearestVectors)
+    assert (bot.store.corpus().vectors._cached is None) == (index is BY_CHUNK)
     assert isinstance(seeded_bot.store.corpus().vectors, PaperVectors)  # 'auto' below approximate_from
     for question in [*_questions(12), "What is the best recipe for sourdough bread?"]:
         exact, near = seeded_bot.search(question, k=10), bot.search(question, k=10)
@@ -50,10 +62,21 @@ def test_with_every_chunk_a_candidate_the_approximate_path_ranks_as_the_exact_on
         assert near.abstained == exact.abstained, question
 
 
+@pytest.mark.parametrize(
+    "index", [BY_CHUNK | {"approximate_chunks": 10}, {"approximate_papers": 4}], ids=["chunk index", "paper index"]
+)
 def test_few_candidates_still_find_the_exact_top_papers_without_reading_every_vector(
-    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+    seeded_bot: Paperbot,
+    seeded_store: Settings,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    index: dict[str, int],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=10)
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", **index)
+    if "approximate_papers" in index and index["approximate_papers"] > 0:
+        # The chunk index is never asked: an embedded store would load it whole (4 GB at a million papers).
+        monkeypatch.setattr(bot.store.vectors, "query", lambda *a, **k: pytest.fail("queried the chunk index"))
     questions = _questions(20)
     missed = sum(paper not in _ids(bot, q)[:10] for q in questions for paper in _ids(seeded_bot, q)[:3])
     assert missed <= 2, f"{missed} of {3 * len(questions)} exact top-3 papers outside the approximate top 10"
@@ -66,14 +89,19 @@ def test_few_candidates_still_find_the_exact_top_papers_without_reading_every_ve
     assert len(similar.papers) == 3 and vectors._all is not None
 
 
+@pytest.mark.parametrize(
+    "index", [BY_CHUNK | {"approximate_chunks": 5}, {"approximate_papers": 5}], ids=["chunk index", "paper index"]
+)
 def test_the_relevance_cut_counts_only_papers_scored_exactly(
-    seeded_bot: Paperbot, seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings]
+    seeded_bot: Paperbot,
+    seeded_store: Settings,
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    index: dict[str, int],
 ) -> None:
     # The papers outside the candidates share one bound, not a score: cut on it, that mass of papers
     # was all "relevant" (at 100,000 papers, every paper for "which papers use deep Q-learning?").
-    bot = _bot(
-        seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_chunks=5, approximate_lexical=2
-    )
+    bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate", approximate_lexical=2, **index)
     for topic in ("reinforcement learning", "policy optimization for language models", "benchmarks for agents"):
         (near,) = bot.searcher.relevant([topic])
         (exact,) = seeded_bot.searcher.relevant([topic])
@@ -91,11 +119,12 @@ def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chroma
     small_abstracts: dict[str, str],
     run_ingest: Callable[..., Any],
 ) -> None:
-    # Those readers read every vector only for triage or similar papers: the ingest does not read them all for them.
+    # The ingest does not read every vector for those readers: at a million papers that would load
+    # Chroma's chunk index (4 GB) into a process that holds the ingest's memory too.
     bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate")
     assert run_ingest(bot, [write_abstracts(tmp_path / "one.txt", [small_abstracts["PenguinCount"]])]).added == 1
     version = bot.store.registry.version()
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is None
     assert [p.paper.label for p in bot.triage("counting penguins in drone images").papers] == ["PenguinCount"]
-    # The first reader that needs every vector (triage) reads them, and leaves the cache.
+    # The first reader reads them (for an embedded store, to map them from the cache), and leaves the cache.
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is not None

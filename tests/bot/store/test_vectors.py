@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from bot.store import vectors
 from bot.store.corpus import PaperVectors
 from bot.store.vectors import ChunkVectors, VectorCache
 
@@ -57,3 +59,34 @@ def test_vectors_in_paper_order_are_scored_in_place_and_as_any_other_order(tmp_p
     # A corpus without one of the papers keeps only the others' rows (a copy, then).
     fewer = PaperVectors(loaded, ["pa", "pc"])
     assert fewer.chunk_count == 5 and not np.shares_memory(fewer._matrix, loaded.matrix)
+
+
+def test_a_cache_read_by_paper_gives_each_papers_chunks_as_chroma_would_without_holding_the_matrix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(5)
+    papers = tuple(["pb"] * 3 + ["pa"] * 2 + ["pc"])
+    chunks = ChunkVectors(tuple(f"{p}-{i}" for i, p in enumerate(papers)), papers, unit(rng.normal(size=(6, 8))))
+    cache = VectorCache(tmp_path, VectorCache.key(2, 6, "0123456789abcdef"))
+    cache.save(ChunkVectors.gather(chunks.chunk_ids, chunks.paper_ids, [chunks.matrix]))
+    rows = cache.rows(6)
+    assert rows is not None
+    assert not any(isinstance(v, np.ndarray) and v.size >= 6 * 8 for v in vars(rows).values())  # no matrix held
+    monkeypatch.setattr(vectors, "_WINDOW", 2)  # "pb" has more rows than the window: found by search
+    got = rows.paper_chunks(["pc", "pb", "missing", "a-much-longer-id-than-any-stored", "pa"])
+    assert sorted(got) == ["pa", "pb", "pc"]
+    for pid in got:
+        rows = [i for i, p in enumerate(papers) if p == pid]
+        assert got[pid][0] == [chunks.chunk_ids[i] for i in rows]
+        assert np.array_equal(got[pid][1], chunks.matrix[rows])
+    assert cache.rows(7) is None  # another vector count: another store version
+
+
+def test_a_cache_whose_rows_are_not_in_paper_order_is_not_read_by_paper(tmp_path: Path) -> None:
+    # Written before rows were kept in paper order: a binary search over its ids would miss chunks.
+    chunks = shuffled()
+    cache = VectorCache(tmp_path, VectorCache.key(3, 6, "0123456789abcdef"))
+    cache.save(chunks)
+    assert cache.load(6) is not None and cache.rows(6) is None
+    (tmp_path / cache.path.name).write_bytes(b"not a zip file")
+    assert cache.rows(6) is None
