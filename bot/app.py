@@ -76,7 +76,7 @@ class Paperbot:
         if count:
             self.retriever()
             self.embed(["paperbot"])
-            self.searcher.topics(self.settings.answer.overview_topics)
+            self.searcher.topics(self.settings.answer.overview_topics, self.settings.answer.overview_sample)
         return count
 
     def ask(self, question: str, generator: str | None = None, previous: Answer | None = None) -> Answer:

@@ -314,7 +314,8 @@ class Composer:
         a follow-up restricted to earlier papers names those nearest instead."""
         parts = [AnswerSentence(citations.ABSTAIN_MESSAGE, ())]
         if context.topics:
-            about = ", ".join(f"{phrase} ({plural(n)})" for phrase, n in context.topics)
+            counted = "about " if context.papers > self._settings.overview_sample else ""  # from a sample
+            about = ", ".join(f"{phrase} ({counted}{plural(n)})" for phrase, n in context.topics)
             parts.append(AnswerSentence(citations.overview(context.papers, about), ()))
             return Answer(question, " ".join(p.text for p in parts), True, (), tuple(parts), result.hits)
         nearest = list(result.hits[: self._settings.abstain_nearest])

@@ -162,7 +162,9 @@ class AnswerService:
             ids is not None and (r.abstained or not r.hits or (not ids and parse(f.standalone).asks_for_list))
             for f, (r, ids) in zip(asked, searched, strict=True)
         )
-        topics = tuple(self.search.topics(self.settings.overview_topics)) if nothing else ()
+        topics = (
+            tuple(self.search.topics(self.settings.overview_topics, self.settings.overview_sample)) if nothing else ()
+        )
         # A follow-up about earlier papers is answered from them as asked; one about a single paper does not repeat
         # what the previous answer showed of it.
         said = frozenset(s.paper_sentence for s in previous.sentences if s.paper_sentence) if previous else frozenset()

@@ -79,3 +79,8 @@ def topics(texts: Iterable[str], most: int) -> list[tuple[str, int]]:
         if len(chosen) == most:
             break
     return [(p, shared[p]) for p in chosen]
+
+
+def estimate(n: float) -> int:
+    """A count estimated from a sample, to two significant figures. Example: estimate(41234.5) -> 41000"""
+    return int(float(f"{n:.2g}")) if n >= 1 else 0

@@ -192,6 +192,13 @@ class AnswerSettings(BaseModel):
         description="Phrases an answer that finds nothing uses to say what the corpus is about (bot.search.overview), "
         "instead of citing papers. Set by hand.",
     )
+    overview_sample: int = Field(
+        20_000,
+        ge=10,
+        description="In a store of more papers than this, the phrases an off-topic answer names are counted in a "
+        "seeded sample of this many papers and their counts said as estimates ('about 41,000 papers'): counting a "
+        "million papers' phrases took 106 s.",
+    )
     abstain_nearest: int = Field(
         3,
         ge=0,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.app import Paperbot
 from bot.search import overview
+from bot.settings import Settings
 
 TEXTS = [
     "Safe reinforcement learning with large language models (LLMs) for robots.",
@@ -41,6 +43,23 @@ def test_an_off_topic_question_names_the_corpus_topics_from_the_service(seeded_b
     topics = seeded_bot.searcher.topics(3)
     assert len(topics) == 3 and topics[0][0] == "reinforcement learning"
     assert all(n >= 2 for _, n in topics)
+
+
+@pytest.mark.slow
+def test_a_store_larger_than_the_sample_counts_its_topics_in_a_sample_and_says_they_are_estimates(
+    seeded_bot: Paperbot, seeded_store: Settings
+) -> None:
+    answer = seeded_store.answer.model_copy(update={"overview_sample": 20})
+    sampled = Paperbot(seeded_store.model_copy(update={"answer": answer}))
+    found = sampled.searcher.topics(6, 20)
+    # Each count is a phrase's papers among 20 of the 53, scaled up and rounded to two figures.
+    estimates = {overview.estimate(k * 53 / 20) for k in range(2, 21)}
+    assert found and all(n in estimates for _, n in found), found
+    assert found != seeded_bot.searcher.topics(6)
+    said = sampled.ask("a recipe for chocolate cake").markdown
+    assert "The 53 abstracts here are mostly about " in said and f"{found[0][0]} (about " in said
+    assert "(about " not in seeded_bot.ask("a recipe for chocolate cake").markdown
+    assert overview.estimate(41234.5) == 41000 and overview.estimate(7.4) == 7 and overview.estimate(0.3) == 0
 
 
 def test_a_link_in_an_abstract_makes_no_topic() -> None:
