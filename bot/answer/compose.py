@@ -224,10 +224,8 @@ class Composer:
         lead = picks.choose(scored, "what", 1, self._settings)  # the contribution
         if lead:
             chosen.setdefault(lead[0].sentence.position, "Method")
-        findings = [p for p in scored if p.sentence.role == "finding" and p.sentence.position not in chosen]
-        findings = [p for p in findings if not p.sentence.leans_back or p.sentence.position - 1 in chosen]
-        if findings:  # the finding that says most: closest to the question, numbers counting for more
-            best = max(findings, key=lambda p: picks.value(p, self._settings, numbers=True))
+        best = picks.best_finding(scored, set(chosen), self._settings)
+        if best is not None:
             chosen[best.sentence.position] = "Results"
         others = [p for p in scored if p.sentence.position not in chosen and not p.sentence.leans_back]
         if extra and others and len(chosen) < 4:
