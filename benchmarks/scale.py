@@ -267,7 +267,7 @@ def _percentiles(seconds: list[float]) -> tuple[float, float]:
     return round(statistics.median(ms), 1), round(percentile(ms, 0.95), 1)
 
 
-PAPER_INDEX = (300, 1000, 3000)  # approximate_papers tried on an embedded store
+PAPER_INDEX = (1000, 3000, 10000)  # approximate_papers tried on an embedded store
 CHUNK_INDEX = (100, 300, 1000, 2000)  # approximate_chunks tried on a server (on an embedded store: the last)
 
 

@@ -24,7 +24,7 @@ from bot.query import Query, as_query
 from bot.settings import RetrievalSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
-from bot.store.nearest import lexical_candidates
+from bot.store.nearest import lexical_candidates, top_indices
 from bot.store.rows import read_many
 from bot.types import Hit, ScoreParts, SearchResult
 
@@ -124,7 +124,7 @@ class Retriever:
             k = min(k, int(allowed.sum()))
         best_bm25 = float(bm25.max(initial=0.0))
         ids = self.corpus.paper_ids
-        order = sorted(np.argsort(-fused, kind="stable")[:k].tolist(), key=lambda i: (-fused[i], ids[i]))
+        order = sorted(top_indices(fused, k).tolist(), key=lambda i: (-fused[i], ids[i]))
         hits: list[Hit] = []
         for i, paper in zip(order, read_many(self._papers, [ids[i] for i in order]), strict=True):
             terms = tuple(word for word, _, present in presence if present[i])

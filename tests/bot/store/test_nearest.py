@@ -11,12 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bot.app import Paperbot
 from bot.settings import Settings
 from bot.store.corpus import PaperVectors
-from bot.store.nearest import NearestVectors
+from bot.store.nearest import NearestVectors, top_indices
 from bot.store.vectors import VectorCache
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -128,3 +129,11 @@ def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chroma
     assert [p.paper.label for p in bot.triage("counting penguins in drone images").papers] == ["PenguinCount"]
     # The first reader reads them (for an embedded store, to map them from the cache), and leaves the cache.
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is not None
+
+
+def test_top_indices_are_what_a_stable_sort_gives_ties_included() -> None:
+    rng = np.random.default_rng(7)
+    for size, n in [(1000, 10), (1000, 999), (50, 50), (50, 80), (7, 0)]:
+        scores = rng.integers(0, 20, size).astype(np.float64)  # many ties, at the cut too
+        scores[::17] = -np.inf  # papers filtered out
+        assert top_indices(scores, n).tolist() == np.argsort(-scores, kind="stable")[:n].tolist(), (size, n)
