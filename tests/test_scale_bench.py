@@ -65,6 +65,7 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     by_chunk = [("chunks", n) for n in ([100, 300, 1000, 2000] if server else [2000])]
     assert tried == by_paper + by_chunk
     assert all(m["of"] == 2 * QUERIES * 10 and 0 <= m["missed"] <= m["of"] for m in misses)
+    assert all(0 < m["search_p50_ms"] < 60_000 for m in misses)
     assert misses[-1]["rate"] <= 0.05  # 2,000 chunks of 2,000 papers' ~4,800: nearly the exact top 10
     if not server:
         assert misses[1]["rate"] <= 0.01  # 3,000 of 2,000 papers: every paper scored exactly
