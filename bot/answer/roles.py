@@ -102,6 +102,12 @@ _DANGLING_AFTER = re.compile(
 )
 # "This paper ...", "In this work ...": a self-reference, not a dangling one.
 _SELF = re.compile(r"^(?:(?:in|from|of) )?(?:this|our) (?:paper|work|study|article|abstract)\b", re.IGNORECASE)
+# "This work formalizes these failure modes, ...", "We address such settings by ...": the paper, a verb,
+# then a pointing word: the failure modes are named in the sentence before.
+_SELF_POINTING = re.compile(
+    r"^(?:(?:this|our) (?:paper|work|study|article)|we)\s+(?:[a-z-]+\s+){1,2}?(?:these|those|such)\s+[a-z]",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -136,8 +142,11 @@ def leans_back(sentence: str) -> bool:
     """Whether the sentence needs the one before it to be understood.
 
     Example: leans_back("It then submits the plan.") -> True; leans_back("This paper proposes X.") -> False;
-    leans_back("On such trajectories, supervision is noisy.") -> True
+    leans_back("On such trajectories, supervision is noisy.") -> True;
+    leans_back("This work formalizes these failure modes.") -> True
     """
+    if _SELF_POINTING.match(sentence):
+        return True
     return bool(_DANGLING.match(sentence) or _DANGLING_AFTER.match(sentence)) and not _SELF.match(sentence)
 
 

@@ -63,6 +63,11 @@ def test_leaning_sentences_point_back_but_self_references_do_not() -> None:
     assert roles.leans_back("It then submits the plan.")
     assert not roles.leans_back("This paper proposes X.")
     assert not roles.leans_back("Thermal noise is a problem.")  # "This" only as a whole word
+    # The paper, a verb, then a pointing word: what it points at is in the sentence before (round 34).
+    assert roles.leans_back("This work formalizes these failure modes, derives lagged-risk decompositions.")
+    assert roles.leans_back("We then study such settings.")
+    assert roles.leans_back("We complement these convergence results with sample complexities.")
+    assert not roles.leans_back("In this work, we propose X for these tasks.")
 
 
 @pytest.mark.slow
