@@ -432,7 +432,7 @@ class Store:
                 storage.approximate_lexical,
                 storage.approximate_sample,
                 storage.approximate_papers,
-                self._cached_rows(*key) if self._local else None,
+                self._cached_rows(*key) if self._local and storage.approximate_papers > 0 else None,
             )
 
         return nearest
@@ -458,9 +458,9 @@ class Store:
         return chunks
 
     def _cached_rows(self, version: int, count: int) -> CachedRows | None:
-        """Every chunk vector, read a paper at a time from the cache beside the store, which the first reader of this
-        version writes (reading them all from Chroma once, as the exact path does); None when it
-        cannot be written (then candidates come from Chroma's chunk index)."""
+        """Every chunk vector, read a paper at a time from the cache beside the store, which the first
+        reader of this version writes (reading them all from Chroma once, as the exact path does); None
+        when it cannot be written (then candidates come from Chroma's chunk index)."""
         key = VectorCache.key(version, count, self.fingerprint)
         for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
             rows = VectorCache(folder, key).rows(count)

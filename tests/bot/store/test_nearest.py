@@ -126,8 +126,12 @@ def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chroma
     assert run_ingest(bot, [write_abstracts(tmp_path / "one.txt", [small_abstracts["PenguinCount"]])]).added == 1
     version = bot.store.registry.version()
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is None
+    # Searching through the chunk index needs no cache: that reader does not read every vector.
+    by_chunk = Paperbot(settings_for(bot.store.paths.folder, storage=bot.settings.storage.model_copy(update=BY_CHUNK)))
+    assert by_chunk.search("counting penguins in drone images", k=1).hits[0].paper.label == "PenguinCount"
+    assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is None
+    # Through the papers' index the first reader reads them, to keep the cache it reads candidates from.
     assert [p.paper.label for p in bot.triage("counting penguins in drone images").papers] == ["PenguinCount"]
-    # The first reader reads them (for an embedded store, to map them from the cache), and leaves the cache.
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is not None
 
 
