@@ -379,11 +379,16 @@ class Store:
             found = LexicalIndex.load(self.saves.lexical, version, self.bm25)
         return found
 
+    @property
+    def _cache_folders(self) -> list[Path]:
+        """Where vector caches are looked for: beside the store, then (a read-only store) its cache folder."""
+        return list(dict.fromkeys([self.paths.folder, self.saves.folder]))
+
     def _cached_count(self, version: int) -> int | None:
         """The vector count of the vector cache kept for `version` (local stores only), None without one."""
         if not self._local:
             return None  # a server's vectors may change without the registry: ask it
-        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+        for folder in self._cache_folders:
             count = VectorCache.find(folder, version, self.fingerprint)
             if count is not None:
                 return count
@@ -448,7 +453,7 @@ class Store:
         when there is one for this version, else from Chroma (then copied there, unless an ingest
         wrote meanwhile)."""
         key = VectorCache.key(version, count, self.fingerprint)
-        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+        for folder in self._cache_folders:
             chunks = VectorCache(folder, key).load(count)
             if chunks is not None:
                 return chunks
@@ -462,7 +467,7 @@ class Store:
         reader of this version writes (reading them all from Chroma once, as the exact path does); None
         when it cannot be written (then candidates come from Chroma's chunk index)."""
         key = VectorCache.key(version, count, self.fingerprint)
-        for folder in dict.fromkeys([self.paths.folder, self.saves.folder]):
+        for folder in self._cache_folders:
             rows = VectorCache(folder, key).rows(count)
             if rows is not None:
                 return rows

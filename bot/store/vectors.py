@@ -75,28 +75,26 @@ class _Member:
         return np.frombuffer(data, dtype=self.dtype).reshape((stop - start, *self.shape[1:]))
 
 
-def _member(path: Path, archive: zipfile.ZipFile, name: str) -> _Member:
-    """Where the array `name` of an uncompressed .npz (np.savez writes them so) starts in the file.
+def _member(file: BinaryIO, archive: zipfile.ZipFile, name: str) -> _Member:
+    """Where the array `name` of an uncompressed .npz (np.savez writes them so) starts in `file`.
 
     numpy reads an .npz member only whole; this finds where its data starts (past the zip entry's
     local header and the .npy header), so that rows can be read one range at a time."""
     info = archive.getinfo(f"{name}.npy")
     if info.compress_type != zipfile.ZIP_STORED:
         raise ValueError(f"{name} is compressed")
-    with open(path, "rb") as f:
-        f.seek(info.header_offset)
-        local = f.read(30)
-        if len(local) < 30 or local[:4] != b"PK\x03\x04":
-            raise ValueError(f"no zip entry for {name}")
-        name_length, extra_length = struct.unpack("<HH", local[26:30])
-        f.seek(info.header_offset + 30 + name_length + extra_length)
-        version = np.lib.format.read_magic(f)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read_header(f)
-        offset = f.tell()
+    file.seek(info.header_offset)
+    local = file.read(30)
+    if len(local) < 30 or local[:4] != b"PK\x03\x04":
+        raise ValueError(f"no zip entry for {name}")
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    file.seek(info.header_offset + 30 + name_length + extra_length)
+    version = np.lib.format.read_magic(file)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(file)
     if dtype.hasobject or (fortran and len(shape) > 1):
         raise ValueError(f"{name} is not a plain array")
-    return _Member(offset, dtype, tuple(shape))
+    return _Member(file.tell(), dtype, tuple(shape))
 
 
 class CachedRows:
@@ -177,22 +175,28 @@ class VectorCache:
     def rows(self, expected_rows: int) -> CachedRows | None:
         """The cached vectors to be read a paper at a time (the approximate path reads only its
         candidates'), or None when there are none for this key or the file is unusable."""
+        file: BinaryIO | None = None
         try:
-            with zipfile.ZipFile(self.path) as archive:
-                chunk_ids, matrix = (_member(self.path, archive, name) for name in ("chunk_ids", "matrix"))
-            with np.load(self.path, allow_pickle=False) as data:
-                paper_ids = data["paper_ids"]  # this member only
-            rows = CachedRows(open(self.path, "rb"), paper_ids, chunk_ids, matrix)  # noqa: SIM115 (held open)
+            file = open(self.path, "rb")  # noqa: SIM115 (held open by the CachedRows returned)
+            with zipfile.ZipFile(file) as archive:  # a file handed to ZipFile stays open
+                chunk_ids, matrix = (_member(file, archive, name) for name in ("chunk_ids", "matrix"))
+                with archive.open("paper_ids.npy") as member:
+                    paper_ids = np.lib.format.read_array(member, allow_pickle=False)  # this member only
         except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+            if file is not None:
+                file.close()
             if self.path.exists():
                 log.warning("ignoring the unreadable vector cache %s: %s", self.path, exc)
             return None
         count = len(paper_ids)
-        if count != expected_rows or chunk_ids.shape[:1] != (count,) or matrix.shape[:1] != (count,):
+        usable = count == expected_rows and chunk_ids.shape[:1] == (count,) and matrix.shape[:1] == (count,)
+        # Rows not in paper order were written before they were kept so (the next save sorts them).
+        if usable and count and (len(matrix.shape) != 2 or not np.all(paper_ids[:-1] <= paper_ids[1:])):
+            usable = False
+        if not usable:
+            file.close()
             return None
-        if count and (len(matrix.shape) != 2 or not np.all(paper_ids[:-1] <= paper_ids[1:])):
-            return None  # rows not in paper order: written before they were (the next save sorts them)
-        return rows
+        return CachedRows(file, paper_ids, chunk_ids, matrix)
 
     @staticmethod
     def key(version: int, count: int, fingerprint: str) -> str:
