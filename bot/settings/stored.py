@@ -188,7 +188,7 @@ class StoreSettings(BaseModel):
         "chunk vector (Chroma's index of paper records) that are dense candidates, and as many of the best BM25 "
         "papers (at least `approximate_lexical`); their chunk vectors are read from the cache beside the store, so "
         "Chroma's chunk index, which an embedded store loads whole (4 GB at a million papers), is never loaded. At a "
-        "million papers 3,000 missed 5.6% of the exact top 10 (search p50 205 ms), 1,000 12.9%. 0: ask the chunk "
+        "million papers 3,000 missed 5.6% of the exact top 10 (search p50 210 ms), 1,000 12.9%. 0: ask the chunk "
         "index for `approximate_chunks` chunks instead, as a Chroma server's store always is (docs/scale.md).",
     )
     approximate_lexical: int = Field(
