@@ -28,6 +28,8 @@ asks; before that reader, the first process to read the store after its ingest (
 cache later readers load); then the cold start of `python -m bot --store STORE search Q` (wall
 time, median of 3 runs, --cold-runs). With --keep, a later run with --reuse reads the kept stores
 again without ingesting them (the vector cache removed first, so the first read is measured again).
+Last, for an embedded store, --add new papers are ingested (`add_s`, including the vector cache's
+update) and a cold search timed after it (`add_cold_search_s`), then all but one pruned (`prune_s`).
 
 Run: .venv/bin/python benchmarks/scale.py                      # 10,000 and 100,000 papers
      .venv/bin/python benchmarks/scale.py --sizes 2000 --queries 10 --json
@@ -430,6 +432,7 @@ def measure(n: int, folder: Path, table: SentenceTable, sentences: list[str], ar
         write_corpus(folder / "corpus.jsonl", n, sentences, args.seed + n)
     if not args.server:
         row = _measure(n, folder, None, table, args)
+        row.update(add_and_prune(n, folder, table, sentences, args))
     else:
         with chroma_server(folder / "server") as url:
             row = _measure(n, folder, url, table, args)
@@ -489,6 +492,39 @@ def _measure(n: int, folder: Path, url: str | None, table: SentenceTable, args: 
     }
 
 
+def add_and_prune(n: int, folder: Path, table: SentenceTable, sentences: list[str], args: argparse.Namespace) -> dict:
+    """After the reads: ingest --add new synthetic papers (added.jsonl, the same ones every run) into
+    the embedded store, time a cold CLI search after it, then prune all but the first of them again.
+    Each ingest updates the vector cache of the version before (bot.store.cacheupdate) instead of
+    leaving the next reader to read every vector from Chroma (149-164 s at a million papers)."""
+    if args.add <= 0:
+        return {}
+    from bot.app import Paperbot
+    from bot.store.vectors import VectorCache
+    from ingest import pipeline
+
+    store, extra = folder / "store", folder / "added.jsonl"
+    write_corpus(extra, args.add, sentences, args.seed + n + 1)
+    row: dict[str, Any] = {}
+    for step, prune in (("add", False), ("prune", True)):
+        if prune:  # keep the first, so that the file is not empty; the next run finds it stored
+            extra.write_text(extra.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+        app = Paperbot(_settings(store))
+        started = time.perf_counter()
+        report = pipeline.run([extra], app.settings, app.store, table, prune=prune)
+        row[f"{step}_s"] = round(time.perf_counter() - started, 2)
+        row[f"{step}_papers"] = report.removed if prune else report.added
+        version, fingerprint = app.store.registry.version(), app.store.fingerprint
+        row[f"{step}_cache_kept"] = VectorCache.find(store, version, fingerprint) is not None
+        app.store.close()
+        del app
+        gc.collect()
+        print(f"  {step}: {row[f'{step}_papers']} papers in {row[f'{step}_s']} s", file=sys.stderr, flush=True)
+        if not prune:
+            row["add_cold_search_s"] = cold_search(store, questions()[0], args.cold_runs, None, args.dense_index)
+    return row
+
+
 COLUMNS = (
     ("papers", "papers", "{:,}"),
     ("chunks", "chunks", "{:,}"),
@@ -503,6 +539,8 @@ COLUMNS = (
     ("first_read_rss_mb", "RSS 1st", "{:,} MB"),
     ("cold_search_s", "cold search", "{:.1f} s"),
     ("disk_mb", "disk", "{:,.0f} MB"),
+    ("add_s", "+papers", "{:.1f} s"),
+    ("add_cold_search_s", "cold after", "{:.1f} s"),
     ("real_embed_hours", "real embed", "{:.1f} h"),
 )
 
@@ -527,6 +565,9 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, help="where stores are built (default: a temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep each size's corpus and store")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument(
+        "--add", type=int, default=100, help="papers ingested into each embedded store after its reads (0: none)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per size instead of a table")
     parser.add_argument("--server", action="store_true", help="store on a `chroma run` server, read by a 2nd client")
     parser.add_argument(

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO.parent.parent / "shared" / "corpora"
 if not (CORPORA / "ml_conf_abstracts.jsonl").is_file():
     CORPORA = REPO.parent / "shared" / "corpora"
-PAPERS, QUERIES = 2000, 5
+PAPERS, QUERIES, ADD = 2000, 5, 20
 
 
 @pytest.mark.slow
@@ -28,7 +28,7 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     if not (CORPORA / "ml_conf_abstracts.jsonl").is_file() or not (CORPORA / "scifact" / "corpus.jsonl").is_file():
         pytest.skip(f"the shared corpora are not at {CORPORA} (../shared/corpora); the scale benchmark needs them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    small = ["--sizes", str(PAPERS), "--sentences", "2000", "--model-sample", "20", "--cold-runs", "1"]
+    small = ["--sizes", str(PAPERS), "--sentences", "2000", "--model-sample", "20", "--cold-runs", "1", "--add", str(ADD)]
     where = ["--corpora", str(CORPORA), "--workdir", str(tmp_path / "work"), "--json"]
     # On the server, search goes through Chroma's index, which 2,000 papers would not choose.
     mode = ["--server", "--dense-index", "approximate"] if server else ["--keep"]
@@ -74,11 +74,17 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     kept = tmp_path / "work" / f"papers-{PAPERS}"
     if server:
         assert not kept.exists()  # removed without --keep
+        assert "add_s" not in row  # papers are added to an embedded store only
         return
+    # Papers added, then all but one pruned: each ingest left the new version's vector cache.
+    assert (row["add_papers"], row["prune_papers"]) == (ADD, ADD - 1)
+    assert row["add_cache_kept"] and row["prune_cache_kept"]
+    assert row["add_s"] > 0 and row["prune_s"] > 0 and 0 < row["add_cold_search_s"] < 120
     assert (kept / "store").is_dir() and (kept / "corpus.jsonl").is_file()
     again = bench("--queries", "2", "--reuse")
     assert again.returncode == 0, again.stderr[-3000:]
     reread = json.loads(again.stdout.splitlines()[-1])
-    assert "ingested" not in reread and reread["papers_in_store"] == PAPERS  # read, not built again
+    assert "ingested" not in reread and reread["papers_in_store"] == PAPERS + 1  # read, not built again
     assert reread["first_read_s"] > 0 and reread["queries"] == 2
-    assert "reusing the store of 2,000 papers" in again.stderr
+    assert "reusing the store of 2,001 papers" in again.stderr
+    assert reread["add_papers"] == ADD - 1  # the one kept last time is found stored

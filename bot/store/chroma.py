@@ -467,6 +467,29 @@ class VectorStore:
             return ChunkVectors(tuple(ids[i] for i in kept), tuple(owners[i] for i in kept), matrix[kept])
         return ChunkVectors(tuple(ids), tuple(owners), matrix)
 
+    def chunk_vectors(self, chunk_ids: Sequence[str], page: int = 1000) -> ChunkVectors | None:
+        """The stored chunks among `chunk_ids` (those with a record), read by id and ordered as
+        `all_vectors` orders them (by paper id, a paper's chunks by position); None when an id is not
+        of ingest's shape (then only a whole read orders them).
+
+        Example: ["pa-1", "pa-0", "pgone-0"] -> ChunkVectors of pa-0, pa-1
+        """
+        named = {chunk_id: chunking.parse_chunk_id(chunk_id) for chunk_id in chunk_ids}
+        if any(n is None for n in named.values()):
+            return None
+        order = sorted(named, key=named.__getitem__)  # type: ignore[arg-type]
+        found: dict[str, np.ndarray] = {}
+        collection = self._usable()
+        if collection is not None:
+            with self._clear_failure(None):
+                for ids, _, block in _pages(collection, order, page):
+                    found.update(zip(ids, block, strict=True))
+        kept = [chunk_id for chunk_id in order if chunk_id in found]
+        if not kept:
+            return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
+        owners = tuple(named[c][0] for c in kept)  # type: ignore[index]
+        return ChunkVectors(tuple(kept), owners, np.stack([found[c] for c in kept]))
+
     def _gathered(self, collection: Any, every: list[str], page: int) -> ChunkVectors:
         """Every vector read a page of ids at a time, then put in paper order (ChunkVectors.gather)."""
         chunk_ids: list[str] = []

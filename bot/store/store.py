@@ -23,7 +23,7 @@ import numpy as np
 
 from bot.errors import DiskFull, FingerprintError, StoreError
 from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings, StoreSettings
-from bot.store import failures, readonly, records
+from bot.store import cacheupdate, failures, readonly, records
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
 from bot.store.corpus import Corpus, DenseVectors, PaperVectors
@@ -88,6 +88,7 @@ class Store:
         self._corpus_key: tuple[int, int] | None = None  # (registry version, vector count) it was read at
         self._lexical_owed = False  # an earlier ingest stopped before saving the BM25 index: save it at the end
         self._changing: str | None = None  # the version token this process's ingest left when it began to change papers
+        self._changes = _Changes()  # what this process's ingest changed, to update the vector cache from
         self._follow_seconds = storage.follow_seconds
         self._storage = storage
         self._followed = -float("inf")  # when a client of a server last compared its registry with the server's records
@@ -225,6 +226,7 @@ class Store:
         """Before this ingest's first change: leave a new token, so that a client reading the records
         meanwhile, or after a crash, reads them again."""
         if self._changing is None:
+            self._changes = _Changes(self._cache_base())
             self._changing = records.new_token()
             self.vectors.set_record_version(self._changing)
 
@@ -298,6 +300,7 @@ class Store:
                 finally:
                     self.vectors.may_create = False
                     self._lexical_owed = False
+                    self._changes = _Changes()
 
     def writer(self) -> str | None:
         """Who is writing to the store now ('pid 4242 on laptop'), or None."""
@@ -306,8 +309,12 @@ class Store:
     # --- Writes, for ingest (inside `writing`) ---
 
     def vector_paper_ids(self) -> set[str]:
-        """Ids of the papers that have at least one chunk vector stored."""
-        return self.vectors.paper_ids()
+        """Ids of the papers that have at least one chunk vector stored: from the vector cache of this
+        version when it holds as many vectors as Chroma (at 100,000 papers reading every chunk's
+        metadata from Chroma took 8 s of a 100-paper ingest), else from Chroma."""
+        base = self._cache_base()
+        rows = VectorCache(self.paths.folder, VectorCache.key(*base, self.fingerprint)).rows(base[1]) if base else None
+        return set(np.unique(rows.paper_ids).tolist()) if rows is not None else self.vectors.paper_ids()
 
     def write_papers(
         self,
@@ -322,6 +329,7 @@ class Store:
         paper may have had more chunks. A paper with no vectors stored needs none deleted, which saves
         ingest a lookup per paper that grows with the collection."""
         self._begin_change()
+        self._changes.wrote(papers, chunks)
         self.vectors.delete_papers(replacing)
         self.vectors.upsert(chunks, vectors, {p.paper_id: p.label for p in papers})
         records.put(self.vectors, papers, chunks, vectors)
@@ -336,6 +344,7 @@ class Store:
     def remove_papers(self, paper_ids: Sequence[str]) -> None:
         """Forget papers: the registry and their records first, then their vectors."""
         self._begin_change()
+        self._changes.removed(paper_ids)
         self.registry.write(delete=paper_ids)
         self.vectors.delete_records(paper_ids)
         self.vectors.delete_papers(paper_ids)
@@ -354,17 +363,48 @@ class Store:
         self._lexical_owed = False
 
     def cache_vectors(self) -> None:
-        """After an ingest changed papers: copy every chunk vector of the new version into the vector
+        """After an ingest changed papers: keep every chunk vector of the new version in the vector
         cache, so no reader reads them from Chroma (at 100,000 papers a reader's first search took 30 s
-        that way, with Chroma's whole index in its memory; docs/scale.md). Not for a store its readers
-        search through Chroma's index (they read every vector only for triage or similar papers).
-        Failing only costs the next reader that read."""
-        if not self._reads_exactly(self.registry.count()):
-            return
+        that way, with Chroma's whole index in its memory; at a million, 149-164 s and 10 GB;
+        docs/scale.md). When the version before has a cache, the new one is that file with the
+        changed papers' rows replaced (bot.store.cacheupdate), reading from Chroma only the vectors
+        this ingest wrote; else every vector is read, except for a store searched through Chroma's
+        index (its next reader writes the cache). Failing only costs the next reader that read."""
         try:
-            self._chunk_vectors(self.registry.version(), self.vectors.count())
+            version, count = self.registry.version(), self.vectors.count()
+            if self._update_cache(version, count) or not self._reads_exactly(self.registry.count()):
+                return
+            self._chunk_vectors(version, count)
         except StoreError as exc:
             log.warning("could not keep the vectors for the next reader (%s); its first search reads them", exc)
+
+    def _cache_base(self) -> tuple[int, int] | None:
+        """Before an ingest's first change to a local store: its (version, vector count) when a vector
+        cache of that version is beside it, for `_update_cache`; None otherwise (a server's store)."""
+        if not self._local:
+            return None
+        version = self.registry.version()
+        count = VectorCache.find(self.paths.folder, version, self.fingerprint)
+        return (version, count) if count is not None and count == self.vectors.count() else None
+
+    def _update_cache(self, version: int, count: int) -> bool:
+        """Write the cache of `version` from the cache of the version this ingest began at and the
+        vectors it wrote; False when there is no such cache (or it cannot be used)."""
+        base = self._changes.base
+        if base is None:
+            return False
+        started = time.perf_counter()
+        added = self.vectors.chunk_vectors(self._changes.chunk_ids)
+        old = VectorCache(self.paths.folder, VectorCache.key(*base, self.fingerprint))
+        new = VectorCache(self.paths.folder, VectorCache.key(version, count, self.fingerprint))
+        if added is None or not cacheupdate.update(old, new, self._changes.papers, added, count):
+            return False
+        log.info(
+            "updated the vector cache (%d rows written again) in %.1f s",
+            len(added.chunk_ids),
+            time.perf_counter() - started,
+        )
+        return True
 
     # --- Reads of a whole store version ---
 
@@ -515,3 +555,22 @@ class Store:
     def close(self) -> None:
         """Close the registry's connection (the lists share it)."""
         self.registry.close()
+
+
+class _Changes:
+    """The papers one ingest wrote or removed and the chunks it wrote, kept only when the store's
+    version before it has a vector cache to update (Store.cache_vectors)."""
+
+    def __init__(self, base: tuple[int, int] | None = None) -> None:
+        self.base = base  # (registry version, vector count) of the cache to update; None: nothing kept
+        self.papers: set[str] = set()
+        self.chunk_ids: list[str] = []
+
+    def wrote(self, papers: Sequence[Paper], chunks: Sequence[Chunk]) -> None:
+        if self.base is not None:
+            self.papers.update(p.paper_id for p in papers)
+            self.chunk_ids.extend(c.chunk_id for c in chunks)
+
+    def removed(self, paper_ids: Sequence[str]) -> None:
+        if self.base is not None:
+            self.papers.update(paper_ids)

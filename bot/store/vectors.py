@@ -75,7 +75,7 @@ class _Member:
         return np.frombuffer(data, dtype=self.dtype).reshape((stop - start, *self.shape[1:]))
 
 
-def _member(file: BinaryIO, archive: zipfile.ZipFile, name: str) -> _Member:
+def member(file: BinaryIO, archive: zipfile.ZipFile, name: str) -> _Member:
     """Where the array `name` of an uncompressed .npz (np.savez writes them so) starts in `file`.
 
     numpy reads an .npz member only whole; this finds where its data starts (past the zip entry's
@@ -179,9 +179,9 @@ class VectorCache:
         try:
             file = open(self.path, "rb")  # noqa: SIM115 (held open by the CachedRows returned)
             with zipfile.ZipFile(file) as archive:  # a file handed to ZipFile stays open
-                chunk_ids, matrix = (_member(file, archive, name) for name in ("chunk_ids", "matrix"))
-                with archive.open("paper_ids.npy") as member:
-                    paper_ids = np.lib.format.read_array(member, allow_pickle=False)  # this member only
+                chunk_ids, matrix = (member(file, archive, name) for name in ("chunk_ids", "matrix"))
+                with archive.open("paper_ids.npy") as part:
+                    paper_ids = np.lib.format.read_array(part, allow_pickle=False)  # this member only
         except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
             if file is not None:
                 file.close()
@@ -233,13 +233,18 @@ class VectorCache:
                 )
             os.chmod(tmp, 0o644)  # mkstemp makes it private; the store's other files are readable
             os.replace(tmp, self.path)
-            for old in self._paths.vector_caches():
-                if old != self.path:
-                    old.unlink(missing_ok=True)
+            self.drop_others()
         except OSError as exc:
             log.warning("could not cache the corpus vectors in %s: %s", self.folder, exc)
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
+
+    def drop_others(self) -> None:
+        """Remove the caches of other versions kept beside this one (a reader still reading one keeps
+        it open, so it reads on)."""
+        for old in self._paths.vector_caches():
+            if old != self.path:
+                old.unlink(missing_ok=True)
 
 
 def release_memory() -> None:

@@ -112,7 +112,7 @@ def test_the_relevance_cut_counts_only_papers_scored_exactly(
         assert {p.paper.paper_id for p in triaged.papers} == set(near.scores)
 
 
-def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chromas_index(
+def test_an_ingest_reads_no_vectors_for_readers_that_search_through_chromas_index_but_updates_their_cache(
     seeded_store: Settings,
     tmp_path: Path,
     settings_for: Callable[..., Settings],
@@ -123,6 +123,8 @@ def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chroma
     # The ingest does not read every vector for those readers: at a million papers that would load
     # Chroma's chunk index (4 GB) into a process that holds the ingest's memory too.
     bot = _bot(seeded_store, tmp_path, settings_for, dense_index="approximate")
+    for cache in bot.store.paths.vector_caches():
+        cache.unlink()  # no cache of the version before to update
     assert run_ingest(bot, [write_abstracts(tmp_path / "one.txt", [small_abstracts["PenguinCount"]])]).added == 1
     version = bot.store.registry.version()
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is None
@@ -133,6 +135,11 @@ def test_an_ingest_leaves_no_vector_cache_for_readers_that_search_through_chroma
     # Through the papers' index the first reader reads them, to keep the cache it reads candidates from.
     assert [p.paper.label for p in bot.triage("counting penguins in drone images").papers] == ["PenguinCount"]
     assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) is not None
+    # With that cache, the next ingest updates it: the new version's cache holds the new paper's rows.
+    assert run_ingest(bot, [write_abstracts(tmp_path / "two.txt", [small_abstracts["QuillNet"]])]).added == 1
+    version = bot.store.registry.version()
+    assert VectorCache.find(bot.store.paths.folder, version, bot.store.fingerprint) == bot.store.vectors.count()
+    assert [p.paper.label for p in bot.triage("restoring medieval manuscripts").papers] == ["QuillNet"]
 
 
 def test_top_indices_are_what_a_stable_sort_gives_ties_included() -> None:
