@@ -29,7 +29,8 @@ cache later readers load); then the cold start of `python -m bot --store STORE s
 time, median of 3 runs, --cold-runs). With --keep, a later run with --reuse reads the kept stores
 again without ingesting them (the vector cache removed first, so the first read is measured again).
 Last, for an embedded store, --add new papers are ingested (`add_s`, including the vector cache's
-update) and a cold search timed after it (`add_cold_search_s`), then all but one pruned (`prune_s`).
+update, `add_cache_s`, and the BM25 indices' rebuild, `add_bm25_s`) and a cold search timed after it
+(`add_cold_search_s`), then all but one pruned (`prune_s`, `prune_cache_s`, `prune_bm25_s`).
 
 Run: .venv/bin/python benchmarks/scale.py                      # 10,000 and 100,000 papers
      .venv/bin/python benchmarks/scale.py --sizes 2000 --queries 10 --json
@@ -492,6 +493,17 @@ def _measure(n: int, folder: Path, url: str | None, table: SentenceTable, args: 
     }
 
 
+def _timed(method: Any, spent: dict[str, float], name: str) -> Any:
+    """`method`, adding the seconds each call takes to spent[name]."""
+
+    def timed() -> None:
+        started = time.perf_counter()
+        method()
+        spent[name] += time.perf_counter() - started
+
+    return timed
+
+
 def add_and_prune(n: int, folder: Path, table: SentenceTable, sentences: list[str], args: argparse.Namespace) -> dict:
     """After the reads: ingest --add new synthetic papers (added.jsonl, the same ones every run) into
     the embedded store, time a cold CLI search after it, then prune all but the first of them again.
@@ -510,9 +522,13 @@ def add_and_prune(n: int, folder: Path, table: SentenceTable, sentences: list[st
         if prune:  # keep the first, so that the file is not empty; the next run finds it stored
             extra.write_text(extra.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
         app = Paperbot(_settings(store))
+        spent = {"cache": 0.0, "bm25": 0.0}
+        for name, method in (("cache", "cache_vectors"), ("bm25", "refresh_lexical")):
+            setattr(app.store, method, _timed(getattr(app.store, method), spent, name))
         started = time.perf_counter()
         report = pipeline.run([extra], app.settings, app.store, table, prune=prune)
         row[f"{step}_s"] = round(time.perf_counter() - started, 2)
+        row[f"{step}_cache_s"], row[f"{step}_bm25_s"] = round(spent["cache"], 2), round(spent["bm25"], 2)
         row[f"{step}_papers"] = report.removed if prune else report.added
         version, fingerprint = app.store.registry.version(), app.store.fingerprint
         row[f"{step}_cache_kept"] = VectorCache.find(store, version, fingerprint) is not None

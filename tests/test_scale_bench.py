@@ -80,6 +80,7 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     assert (row["add_papers"], row["prune_papers"]) == (ADD, ADD - 1)
     assert row["add_cache_kept"] and row["prune_cache_kept"]
     assert row["add_s"] > 0 and row["prune_s"] > 0 and 0 < row["add_cold_search_s"] < 120
+    assert 0 < row["add_cache_s"] < row["add_s"] and 0 < row["prune_bm25_s"] < row["prune_s"]
     assert (kept / "store").is_dir() and (kept / "corpus.jsonl").is_file()
     again = bench("--queries", "2", "--reuse")
     assert again.returncode == 0, again.stderr[-3000:]
