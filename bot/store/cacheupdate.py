@@ -1,4 +1,5 @@
-"""A store version's vector cache made from the version before and the papers one ingest changed.
+"""Vector cache files written a block of rows at a time: a store version's made from the version
+before and the papers one ingest changed, or from Chroma's pages as they are read.
 
 Reading every chunk vector from Chroma again after a small ingest costs a million-paper store's next
 reader 149-164 s and 10 GB (docs/scale.md). The cache of the version before holds every vector the
@@ -60,7 +61,7 @@ def update(base: VectorCache, target: VectorCache, dropped: set[str], added: Chu
             merged_papers = np.insert(kept_papers, places, new_papers)
             merged_chunks = np.insert(kept_chunks, places, new_chunks)
             blocks = _merged_rows(file, rows.offset, rows.shape[1], keep, places, added.matrix)
-            _write(target, merged_chunks, merged_papers, rows.shape[1], blocks)
+            write_rows(target, merged_chunks, merged_papers, rows.shape[1], blocks)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         log.warning(
             "could not update the vector cache from %s (%s); the next reader reads every vector", base.path, exc
@@ -102,12 +103,13 @@ def _merged_rows(
         yield block
 
 
-def _write(
+def write_rows(
     target: VectorCache, chunk_ids: np.ndarray, paper_ids: np.ndarray, width: int, blocks: Iterator[np.ndarray]
 ) -> None:
     """Write the cache file of `target` as np.savez would (uncompressed members, read a range at a
-    time by CachedRows), streaming the matrix; to a temporary file renamed into place, older caches
-    then removed (VectorCache.save)."""
+    time by CachedRows), the matrix taken from `blocks` of rows as they come, never held whole; to a
+    temporary file renamed into place, older caches then removed (VectorCache.save). Whatever
+    `blocks` raises is raised, the temporary file removed."""
     folder = target.folder
     handle, name = tempfile.mkstemp(dir=folder, prefix=".tmp-vectors-", suffix=".npz")
     tmp = Path(name)

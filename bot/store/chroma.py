@@ -467,6 +467,39 @@ class VectorStore:
             return ChunkVectors(tuple(ids[i] for i in kept), tuple(owners[i] for i in kept), matrix[kept])
         return ChunkVectors(tuple(ids), tuple(owners), matrix)
 
+    def vector_pages(self, page: int = 5000) -> tuple[list[str], list[str], Iterator[np.ndarray]] | None:
+        """Every chunk id and its paper id in the order `all_vectors` gives them, and an iterator of
+        their vectors a page at a time in that order, so that a caller can write them out without
+        holding them all (at a million papers 3.7 GB). The iterator raises StoreError when a chunk has
+        no vector or record (a write cut short). None for an empty store or ids not of ingest's shape.
+        """
+        collection = self._usable()
+        every = collection.get(include=[])["ids"] if collection is not None else []
+        named = [chunking.parse_chunk_id(chunk_id) for chunk_id in every]
+        if collection is None or not every or any(n is None for n in named):
+            return None
+        ordered = sorted(zip(named, every, strict=True))  # by (paper id, position), as all_vectors orders them
+        del every, named  # a million papers' ids are held once, not three times, while the pages are read
+        ids = [chunk_id for _, chunk_id in ordered]
+        owners = [name[0] for name, _ in ordered]  # type: ignore[index]
+        del ordered
+
+        def pages() -> Iterator[np.ndarray]:
+            for n, start in enumerate(range(0, len(ids), page), start=1):
+                wanted = ids[start : start + page]
+                got = {
+                    cid: row
+                    for found, _, block in _pages(collection, wanted, page)
+                    for cid, row in zip(found, block, strict=True)
+                }
+                if len(got) != len(wanted):
+                    raise StoreError(f"{len(wanted) - len(got)} chunks in {self.location} have no vector or record")
+                yield np.stack([got[cid] for cid in wanted])
+                if n % _TRIM_EVERY == 0:
+                    release_memory()
+
+        return ids, owners, pages()
+
     def chunk_vectors(self, chunk_ids: Sequence[str], page: int = 1000) -> ChunkVectors | None:
         """The stored chunks among `chunk_ids` (those with a record), read by id and ordered as
         `all_vectors` orders them (by paper id, a paper's chunks by position); None when an id is not

@@ -12,6 +12,7 @@ through it. It does not embed text, rank papers or read input files.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
@@ -512,9 +513,32 @@ class Store:
             if rows is not None:
                 return rows
         log.info("reading every chunk vector once, to keep them beside the store for the next readers")
-        self._chunk_vectors(version, count)
+        target = VectorCache(self.saves.folder, key)
+        if not self._stream_vectors(target, count):
+            self._chunk_vectors(version, count)
         release_memory()
-        return VectorCache(self.saves.folder, key).rows(count)
+        return target.rows(count)
+
+    def _stream_vectors(self, target: VectorCache, count: int) -> bool:
+        """Write every chunk vector into `target` a page at a time as Chroma gives them, never holding
+        them all (the cache the approximate path reads); False when that cannot be done (ids of
+        another shape, a chunk without its record, another process's write), for the caller to read
+        them whole instead."""
+        try:
+            read = self.vectors.vector_pages()
+            if read is None or len(read[0]) != count:
+                return False
+            chunk_ids, paper_ids, pages = read
+            first = next(pages)
+            with_first = itertools.chain([first], pages)
+            target.folder.mkdir(parents=True, exist_ok=True)  # a read-only store's cache folder may be new
+            cacheupdate.write_rows(
+                target, np.array(chunk_ids, dtype=str), np.array(paper_ids, dtype=str), first.shape[1], with_first
+            )
+        except Exception as exc:  # any failure, Chroma's own included: the whole read follows, as before
+            log.info("could not write the vector cache page by page (%s); reading every vector first", exc)
+            return False
+        return True
 
     def _save_lexical(self, lexical: LexicalIndex, version: int) -> None:
         """Save an index built by a reader, unless an ingest is writing (it saves its own when done);

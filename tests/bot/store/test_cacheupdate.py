@@ -4,6 +4,7 @@ changed papers' rows replaced, is the file a whole read from Chroma would write.
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from bot.app import Paperbot
 from bot.settings import Settings
 from bot.store import Store, StorePaths, cacheupdate
 from bot.store.vectors import ChunkVectors, VectorCache
@@ -123,3 +125,24 @@ def test_an_ingest_updates_the_cache_to_what_chroma_holds(
     # The second pruned away.
     write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2]])
     check(prune=True)
+
+
+@pytest.mark.slow
+def test_the_first_reader_on_the_approximate_path_writes_the_cache_page_by_page(
+    seeded_store: Settings, tmp_path: Path, settings_for: Callable[..., Settings], caplog: pytest.LogCaptureFixture
+) -> None:
+    shutil.copytree(seeded_store.store, tmp_path / "store")
+    settings = settings_for(
+        tmp_path / "store", storage=seeded_store.storage.model_copy(update={"dense_index": "approximate"})
+    )
+    for cache in StorePaths(settings.store).vector_caches():
+        cache.unlink()
+    bot = Paperbot(settings)
+    with caplog.at_level(logging.INFO, logger="bot.store.store"):
+        assert bot.search("off-policy evaluation", k=3).hits
+    assert "reading every chunk vector once" in caplog.text and "page by page" not in caplog.text
+    store = bot.store
+    key = VectorCache.key(store.registry.version(), store.vectors.count(), store.fingerprint)
+    whole, cached = store.vectors.all_vectors(), _read(VectorCache(settings.store, key))
+    assert (cached.chunk_ids, cached.paper_ids) == (whole.chunk_ids, whole.paper_ids)
+    assert cached.matrix.tobytes() == whole.matrix.tobytes()
