@@ -28,7 +28,18 @@ def test_small_scale_run_reports_every_measure(tmp_path: Path, server: bool) -> 
     if not (CORPORA / "ml_conf_abstracts.jsonl").is_file() or not (CORPORA / "scifact" / "corpus.jsonl").is_file():
         pytest.skip(f"the shared corpora are not at {CORPORA} (../shared/corpora); the scale benchmark needs them")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    small = ["--sizes", str(PAPERS), "--sentences", "2000", "--model-sample", "20", "--cold-runs", "1", "--add", str(ADD)]
+    small = [
+        "--sizes",
+        str(PAPERS),
+        "--sentences",
+        "2000",
+        "--model-sample",
+        "20",
+        "--cold-runs",
+        "1",
+        "--add",
+        str(ADD),
+    ]
     where = ["--corpora", str(CORPORA), "--workdir", str(tmp_path / "work"), "--json"]
     # On the server, search goes through Chroma's index, which 2,000 papers would not choose.
     mode = ["--server", "--dense-index", "approximate"] if server else ["--keep"]

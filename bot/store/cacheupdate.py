@@ -25,6 +25,7 @@ from bot.store.vectors import ChunkVectors, VectorCache, member
 log = logging.getLogger(__name__)
 
 _BLOCK = 65_536  # rows copied at a time: 96 MB of 384-float vectors
+_SPAN = 4 * _BLOCK  # at most this many rows read at once to pick a block's kept ones from
 
 
 def update(base: VectorCache, target: VectorCache, dropped: set[str], added: ChunkVectors, expected: int) -> bool:
@@ -36,8 +37,8 @@ def update(base: VectorCache, target: VectorCache, dropped: set[str], added: Chu
 
     Example: base of papers a, b, c; dropped {"b"}; added b's 3 new rows -> a, b (3 rows), c
     """
-    if not dropped and not added.chunk_ids:  # only metadata changed: the same rows under the new key
-        return _link(base, target, expected)
+    if not dropped and not added.chunk_ids and _link(base, target, expected):
+        return True  # only metadata changed: the same rows under the new key
     try:
         with open(base.path, "rb") as file, zipfile.ZipFile(file) as archive:
             rows = member(file, archive, "matrix")
@@ -45,7 +46,9 @@ def update(base: VectorCache, target: VectorCache, dropped: set[str], added: Chu
                 paper_ids = np.lib.format.read_array(part, allow_pickle=False)
             with archive.open("chunk_ids.npy") as part:
                 chunk_ids = np.lib.format.read_array(part, allow_pickle=False)
-            if len(rows.shape) != 2 or rows.shape[0] != len(paper_ids) or len(chunk_ids) != len(paper_ids):
+            usable = len(rows.shape) == 2 and rows.dtype == np.dtype("<f4") and rows.shape[0] == len(paper_ids)
+            # Rows not in paper order were written before they were kept so: not a base to insert into.
+            if not usable or len(chunk_ids) != len(paper_ids) or np.any(paper_ids[:-1] > paper_ids[1:]):
                 return False
             if added.matrix.size and added.matrix.shape[1] != rows.shape[1]:
                 return False
@@ -60,9 +63,10 @@ def update(base: VectorCache, target: VectorCache, dropped: set[str], added: Chu
             places = np.searchsorted(kept_papers, new_papers, side="left")
             merged_papers = np.insert(kept_papers, places, new_papers)
             merged_chunks = np.insert(kept_chunks, places, new_chunks)
+            del paper_ids, chunk_ids, kept_papers, kept_chunks  # 0.8 GB of ids at a million papers
             blocks = _merged_rows(file, rows.offset, rows.shape[1], keep, places, added.matrix)
             write_rows(target, merged_chunks, merged_papers, rows.shape[1], blocks)
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         log.warning(
             "could not update the vector cache from %s (%s); the next reader reads every vector", base.path, exc
         )
@@ -71,15 +75,16 @@ def update(base: VectorCache, target: VectorCache, dropped: set[str], added: Chu
 
 
 def _link(base: VectorCache, target: VectorCache, expected: int) -> bool:
-    """`base`'s file named as `target` too (its rows unchanged), when it holds `expected` rows."""
-    if base.rows(expected) is None and base.load(expected) is None:
+    """`base`'s file named as `target` too (its rows unchanged), when it holds `expected` rows in paper
+    order; False when it cannot be (then it is copied)."""
+    if base.rows(expected) is None:
         return False
     try:
         os.link(base.path, target.path)
-    except OSError as exc:
-        log.info("could not name the vector cache %s anew (%s); the next reader reads every vector", base.path, exc)
+        target.drop_others()
+    except OSError as exc:  # a file system without hard links
+        log.info("could not name the vector cache %s anew (%s); copying it", base.path, exc)
         return False
-    target.drop_others()
     return True
 
 
@@ -89,18 +94,28 @@ def _merged_rows(
     """The merged matrix a block at a time: kept rows `keep` of the base file (float32 rows of `width`
     from `offset`), with added row i put before kept row places[i] (after the last when it is len(keep))."""
     size = width * 4
-    for start in range(0, max(len(keep), 1), _BLOCK):
-        kept = keep[start : start + _BLOCK]
+    start = 0
+    while True:
+        # At most _BLOCK kept rows, spread over at most _SPAN rows of the file (a prune leaves gaps).
+        stop = min(start + _BLOCK, len(keep))
+        if stop > start:
+            stop = min(stop, int(np.searchsorted(keep, keep[start] + _SPAN)))
+        kept = keep[start:stop]
         block = np.zeros((0, width), dtype=np.float32)
         if len(kept):
             first, last = int(kept[0]), int(kept[-1]) + 1
             data = os.pread(file.fileno(), (last - first) * size, offset + first * size)
+            if len(data) != (last - first) * size:
+                raise ValueError(f"the cache file ended before row {last}")
             block = np.frombuffer(data, dtype=np.float32).reshape(last - first, width)[kept - first]
-        final = start + _BLOCK >= len(keep)
-        mine = (places >= start) & ((places < start + _BLOCK) | final)
+        final = stop >= len(keep)
+        mine = (places >= start) & ((places < stop) | final)
         if mine.any():
             block = np.insert(block, places[mine] - start, added[mine], axis=0)
         yield block
+        if final:
+            return
+        start = stop
 
 
 def write_rows(
@@ -127,6 +142,8 @@ def write_rows(
                 np.lib.format.write_array_header_2_0(out, header)
                 written = 0
                 for block in blocks:
+                    if block.ndim != 2 or block.shape[1] != width:
+                        raise ValueError(f"a block of rows {block.shape} where rows of {width} were written")
                     out.write(np.ascontiguousarray(block, dtype="<f4").tobytes())
                     written += len(block)
             if written != len(paper_ids):

@@ -395,10 +395,14 @@ class Store:
         if base is None:
             return False
         started = time.perf_counter()
-        added = self.vectors.chunk_vectors(self._changes.chunk_ids)
         old = VectorCache(self.paths.folder, VectorCache.key(*base, self.fingerprint))
         new = VectorCache(self.paths.folder, VectorCache.key(version, count, self.fingerprint))
-        if added is None or not cacheupdate.update(old, new, self._changes.papers, added, count):
+        try:
+            added = self.vectors.chunk_vectors(self._changes.chunk_ids)
+            if added is None or not cacheupdate.update(old, new, self._changes.papers, added, count):
+                return False
+        except Exception as exc:  # Chroma's own errors, memory: the whole read follows, as without a base
+            log.warning("could not update the vector cache (%s); reading every vector instead", exc)
             return False
         log.info(
             "updated the vector cache (%d rows written again) in %.1f s",
@@ -583,7 +587,11 @@ class Store:
 
 class _Changes:
     """The papers one ingest wrote or removed and the chunks it wrote, kept only when the store's
-    version before it has a vector cache to update (Store.cache_vectors)."""
+    version before it has a vector cache to update (Store.cache_vectors), and only up to `LIMIT`
+    chunks: the update reads the new ones into memory (each 1.5 KB), so a larger ingest reads every
+    vector as it did before there were updates."""
+
+    LIMIT = 250_000
 
     def __init__(self, base: tuple[int, int] | None = None) -> None:
         self.base = base  # (registry version, vector count) of the cache to update; None: nothing kept
@@ -594,6 +602,8 @@ class _Changes:
         if self.base is not None:
             self.papers.update(p.paper_id for p in papers)
             self.chunk_ids.extend(c.chunk_id for c in chunks)
+            if len(self.chunk_ids) > self.LIMIT:  # too many to read back: keep nothing
+                self.base, self.papers, self.chunk_ids = None, set(), []
 
     def removed(self, paper_ids: Sequence[str]) -> None:
         if self.base is not None:

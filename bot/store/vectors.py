@@ -12,6 +12,7 @@ import logging
 import os
 import struct
 import tempfile
+import time
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -241,10 +242,17 @@ class VectorCache:
 
     def drop_others(self) -> None:
         """Remove the caches of other versions kept beside this one (a reader still reading one keeps
-        it open, so it reads on)."""
+        it open, so it reads on), and temporary files a killed writer left an hour ago or more (one
+        being written is touched every few seconds)."""
         for old in self._paths.vector_caches():
             if old != self.path:
                 old.unlink(missing_ok=True)
+        for left in self.folder.glob(".tmp-vectors-*.npz"):
+            try:
+                if time.time() - left.stat().st_mtime > 3600:
+                    left.unlink(missing_ok=True)
+            except OSError:
+                pass
 
 
 def release_memory() -> None:

@@ -42,6 +42,7 @@ def test_an_updated_cache_holds_the_kept_rows_and_the_new_ones_in_paper_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
     monkeypatch.setattr(cacheupdate, "_BLOCK", block)  # blocks of 2 and 3 rows put insertions at their edges
+    monkeypatch.setattr(cacheupdate, "_SPAN", block + 2)  # and c's dropped rows end a block early
     rows = [("a-0", "a"), ("a-1", "a"), ("b-0", "b"), ("c-0", "c"), ("c-1", "c"), ("c-2", "c"), ("e-0", "e")]
     before = _vectors(rows, seed=1)
     base = VectorCache(tmp_path, "1-7-abc")
@@ -125,6 +126,19 @@ def test_an_ingest_updates_the_cache_to_what_chroma_holds(
     # The second pruned away.
     write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2]])
     check(prune=True)
+    # Metadata only (the file's header, so each paper's source): the same rows under the new version.
+    write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2]], header="ICML 2026")
+    check()
+    # An ingest writing more chunks than an update reads back reads every vector, as before updates.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("bot.store.store._Changes.LIMIT", 0)
+        write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2], texts[3]])
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="bot.store.store"):
+            assert run_ingest(settings, [papers]).added == 1
+        assert "updated the vector cache" not in caplog.text
+    store = Store.open(settings)
+    assert VectorCache.find(settings.store, store.registry.version(), store.fingerprint) == store.vectors.count()
 
 
 @pytest.mark.slow
