@@ -92,7 +92,8 @@ def _write(
     # store's answer is quick, and says which papers a run killed before its first commit left vectors of.)
     have_vectors = store.vector_paper_ids()
     planned = {p.paper_id for p in plan.embed} | set(plan.remove)
-    lost = [p for pid, p in stored.items() if pid not in have_vectors and pid not in planned]
+    # By id first: a large store reads a paper from its registry only when asked (bot.store.rows).
+    lost = [stored[pid] for pid in stored if pid not in have_vectors and pid not in planned]
     if lost:
         warnings.append(f"re-embedded {plural(len(lost))} missing from the vector store")
         # Re-embed the refreshed version (new sources, metadata) where this run made one.
@@ -102,7 +103,7 @@ def _write(
 
     if plan.remove:
         store.remove_papers(plan.remove)
-    to_embed = label_new(plan, stored)
+    to_embed = label_new(plan, store.labels())
     _embed_and_write(to_embed, storage, chunk, store, embed, progress, set(stored) | have_vectors)
     if plan.keep:
         store.update_papers(plan.keep)

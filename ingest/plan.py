@@ -204,9 +204,11 @@ def _in_stored_order(
     return (*ordered, *now.values())
 
 
-def label_new(plan: Plan, stored: Mapping[str, Paper]) -> list[Paper]:
+def label_new(plan: Plan, stored_labels: Mapping[str, str]) -> list[Paper]:
+    """The papers to embed, each new one with a label no stored paper (but those removed) has.
+    `stored_labels` is {paper id: label} of the stored papers (Store.labels: no paper read whole)."""
     removed = set(plan.remove)
-    taken = {p.label for pid, p in stored.items() if pid not in removed and p.label}
+    taken = {label for pid, label in stored_labels.items() if pid not in removed and label}
     need = {p.paper_id: p.display for p in plan.embed if not p.label}
     titles = {p.paper_id: p.title for p in plan.embed if p.title}
     fresh = labels.assign(need, taken, titles)

@@ -188,6 +188,10 @@ class Registry:
         self._cache = None
         return changed, len(gone)
 
+    def labels(self) -> dict[str, str]:
+        """{paper id: label} of every stored paper, read from their rows' label column alone."""
+        return {str(pid): str(label) for pid, label in self.database.rows("SELECT paper_id, label FROM papers")}
+
     def version(self) -> int:
         """Increases with every write; names the lexical index built from this content."""
         return int(self.get_meta("version") or 0)

@@ -253,6 +253,11 @@ class Store:
         self._follow()
         return self.registry.papers()
 
+    def labels(self) -> dict[str, str]:
+        """{paper id: label} of every stored paper, without reading the papers (ingest's new labels)."""
+        self._follow()
+        return self.registry.labels()
+
     def paper_count(self) -> int:
         self._follow()
         return self.registry.count()

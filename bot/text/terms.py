@@ -69,7 +69,7 @@ def words(text: str) -> list[str]:
 
     Example: words("Cal-SPI beats GRPO.") -> ['cal-spi', 'beats', 'grpo']
     """
-    return [w.strip(".") for w in _WORD.findall(text.lower()) if w.strip(".")]
+    return _WORD.findall(text.lower())  # a match starts and ends with a word character: no dots to strip
 
 
 def query_words(text: str) -> list[str]:
