@@ -19,6 +19,7 @@ import bm25s
 import numpy as np
 
 from bot.settings import LexicalSettings
+from bot.store.lexterms import Definitions, Numbered, Terms, merged, vocabulary
 from bot.text import acronyms
 from bot.text.terms import (
     pair_set,
@@ -66,8 +67,10 @@ class LexicalIndex:
         retriever: bm25s.BM25,
         known: dict[str, str] | None = None,
         pairs: bm25s.BM25 | None = None,
+        terms: Terms | None = None,
     ) -> None:
         self.paper_ids = paper_ids
+        self.terms = terms  # what it was built from, saved with it so that the next ingest can update it
         self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
         # query words are lower case: "llms" -> pairs of "large language models"
         self._spelled = {a.lower(): pair_tokens(form) for a, form in self.acronyms.items()}
@@ -86,12 +89,63 @@ class LexicalIndex:
     def build(cls, docs: dict[str, str], settings: LexicalSettings) -> LexicalIndex:
         """Index `docs` {paper_id: text} with BM25's `settings.k1` and `settings.b`."""
         ids = sorted(docs)
+        words, word_vocab = _numbered(docs[pid] for pid in ids)
+        pairs, pair_vocab = _numbered((docs[pid] for pid in ids), pair_tokens)
+        defined = [acronyms.definitions(docs[pid]) for pid in ids]
+        terms = Terms(Numbered.of(words), Numbered.of(pairs), defined)
+        return cls._indexed(ids, (words, word_vocab), (pairs, pair_vocab), terms, settings)
+
+    @classmethod
+    def _indexed(
+        cls,
+        ids: list[str],
+        words: tuple[list[list[int]], dict[str, int]],
+        pairs: tuple[list[list[int]], dict[str, int]],
+        terms: Terms,
+        settings: LexicalSettings,
+    ) -> LexicalIndex:
+        """The index of papers `ids` from their numbered words and word pairs (with the vocabularies)."""
         retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
-        pairs = bm25s.BM25(k1=settings.k1, b=settings.b)
+        pair_retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
         if ids:
-            retriever.index(_numbered(docs[pid] for pid in ids), show_progress=False)
-            pairs.index(_numbered((docs[pid] for pid in ids), pair_tokens), show_progress=False)
-        return cls(ids, retriever, acronyms.learn(docs[pid] for pid in ids), pairs if ids else None)
+            retriever.index(words, show_progress=False)
+            pair_retriever.index(pairs, show_progress=False)
+        known = acronyms.most_frequent(terms.defined)
+        return cls(ids, retriever, known, pair_retriever if ids else None, terms)
+
+    @classmethod
+    def updated(
+        cls, folder: Path, version: int, settings: LexicalSettings, ids: list[str], changed: dict[str, str]
+    ) -> LexicalIndex | None:
+        """The index of papers `ids` (sorted) from the one saved in `folder` for registry `version`
+        and the texts of the papers changed since (`changed`: every paper of `ids` written or edited
+        since; the others are as they were, and papers no longer in `ids` are left out). Only the
+        changed papers are cut into terms; the result is the index a full build of the same texts
+        makes. None when no index with its terms was saved for that version.
+
+        Example: updated(folder, 12, settings, ["p1", "p2", "p3"], {"p3": "New abstract ..."})
+        """
+        saved = cls.load(folder, version, settings)
+        terms = Terms.load(folder, saved.paper_ids) if saved is not None else None
+        if saved is None or terms is None or saved._pairs is None:
+            return None
+        position = {pid: i for i, pid in enumerate(saved.paper_ids)}
+        rows = [-1 if pid in changed else position.get(pid, -2) for pid in ids]
+        if not ids or -2 in rows:  # a paper neither kept nor changed: not this index's successor
+            return None
+        new = [i for i, row in enumerate(rows) if row < 0]
+        words, word_vocab = merged(
+            terms.words, vocabulary(saved._vocab), rows, {i: tokenize(changed[ids[i]]) for i in new}
+        )
+        pairs, pair_vocab = merged(
+            terms.pairs, vocabulary(saved._pair_vocab), rows, {i: pair_tokens(changed[ids[i]]) for i in new}
+        )
+        defined: list[Definitions] = [
+            terms.defined[row] if row >= 0 else acronyms.definitions(changed[pid])
+            for pid, row in zip(ids, rows, strict=True)
+        ]
+        fresh = Terms(words, pairs, defined)
+        return cls._indexed(ids, (words.lists(), word_vocab), (pairs.lists(), pair_vocab), fresh, settings)
 
     def expand(self, query: str) -> str:
         """The query with the acronyms the corpus defines spelled out (for the embedder).
@@ -253,6 +307,8 @@ class LexicalIndex:
                 self._bm25.save(str(tmp / "bm25"))
             if self._pairs is not None:
                 self._pairs.save(str(tmp / "pairs"))
+            if self.terms is not None and self.paper_ids:
+                self.terms.save(tmp, self.paper_ids)
             meta = {
                 "version": version,
                 "tokens": TOKENS_VERSION,

@@ -227,7 +227,7 @@ class Store:
         """Before this ingest's first change: leave a new token, so that a client reading the records
         meanwhile, or after a crash, reads them again."""
         if self._changing is None:
-            self._changes = _Changes(self._cache_base())
+            self._changes = _Changes(self._cache_base(), self.registry.version() if self._local else None)
             self._changing = records.new_token()
             self.vectors.set_record_version(self._changing)
 
@@ -254,8 +254,8 @@ class Store:
         return self.registry.papers()
 
     def labels(self) -> dict[str, str]:
-        """{paper id: label} of every stored paper, without reading the papers (ingest's new labels)."""
-        self._follow()
+        """{paper id: label} of every stored paper, without reading the papers (ingest's new labels;
+        the ingest followed a server's records when it began)."""
         return self.registry.labels()
 
     def paper_count(self) -> int:
@@ -344,6 +344,7 @@ class Store:
     def update_papers(self, papers: Sequence[Paper]) -> None:
         """Store new metadata or sources of papers whose vectors stay as they are."""
         self._begin_change()
+        self._changes.edited(papers)
         records.update(self.vectors, papers)
         self.registry.write(upsert=papers)
 
@@ -357,8 +358,11 @@ class Store:
 
     def refresh_lexical(self) -> None:
         """Rebuild and save the BM25 index for the registry's current content (a full disk: DiskFull,
-        the index saved before kept)."""
-        index = lexical_index(self.registry.papers(), self.bm25)
+        the index saved before kept): from the index saved before this ingest's changes, cutting only
+        the papers it changed into terms, when there is one (LexicalIndex.updated), else from every
+        paper's text."""
+        papers = self.registry.papers()
+        index = self._updated_lexical(papers) or lexical_index(papers, self.bm25)
         try:
             index.save(self.paths.lexical, self.registry.version())
         except OSError as exc:
@@ -367,6 +371,26 @@ class Store:
                 raise
             raise clear from exc
         self._lexical_owed = False
+
+    def _updated_lexical(self, papers: Mapping[str, Paper]) -> LexicalIndex | None:
+        """The BM25 index of `papers` updated from the one saved at the version this ingest began at,
+        None when there is none to update (then every paper is cut into terms again)."""
+        base, touched = self._changes.lexical_base, self._changes.texts
+        if base is None or self._lexical_owed:
+            return None
+        started = time.perf_counter()
+        wanted = sorted(pid for pid in touched if pid in papers)
+        changed = {p.paper_id: p.searchable_text() for p in read_many(papers, wanted)}
+        try:
+            index = LexicalIndex.updated(self.paths.lexical, base, self.bm25, sorted(papers), changed)
+        except Exception as exc:  # any failure: the full build follows, as before there were updates
+            log.warning("could not update the BM25 index (%s); building it from every paper", exc)
+            return None
+        if index is not None:
+            log.info(
+                "updated the BM25 index (%d papers cut again) in %.1f s", len(changed), time.perf_counter() - started
+            )
+        return index
 
     def cache_vectors(self) -> None:
         """After an ingest changed papers: keep every chunk vector of the new version in the vector
@@ -591,19 +615,27 @@ class Store:
 
 
 class _Changes:
-    """The papers one ingest wrote or removed and the chunks it wrote, kept only when the store's
-    version before it has a vector cache to update (Store.cache_vectors), and only up to `LIMIT`
-    chunks: the update reads the new ones into memory (each 1.5 KB), so a larger ingest reads every
-    vector as it did before there were updates."""
+    """What one ingest changed in a local store: the papers whose text may have changed, for the BM25
+    index's update (Store.refresh_lexical), and the papers it wrote or removed with the chunks it
+    wrote, for the vector cache's (Store.cache_vectors). The latter are kept only when the store's
+    version before it has a vector cache, and only up to `LIMIT` chunks: the update reads the new
+    ones into memory (each 1.5 KB), so a larger ingest reads every vector as it did before."""
 
     LIMIT = 250_000
 
-    def __init__(self, base: tuple[int, int] | None = None) -> None:
+    def __init__(self, base: tuple[int, int] | None = None, lexical_base: int | None = None) -> None:
         self.base = base  # (registry version, vector count) of the cache to update; None: nothing kept
         self.papers: set[str] = set()
         self.chunk_ids: list[str] = []
+        self.lexical_base = lexical_base  # the registry version whose saved BM25 index can be updated
+        self.texts: set[str] = set()  # papers whose searchable text may have changed (written, edited, removed)
+
+    def edited(self, papers: Sequence[Paper]) -> None:
+        """Papers whose metadata changed (their title, so their searchable text, may have)."""
+        self.texts.update(p.paper_id for p in papers)
 
     def wrote(self, papers: Sequence[Paper], chunks: Sequence[Chunk]) -> None:
+        self.texts.update(p.paper_id for p in papers)
         if self.base is not None:
             self.papers.update(p.paper_id for p in papers)
             self.chunk_ids.extend(c.chunk_id for c in chunks)
@@ -611,5 +643,6 @@ class _Changes:
                 self.base, self.papers, self.chunk_ids = None, set(), []
 
     def removed(self, paper_ids: Sequence[str]) -> None:
+        self.texts.update(paper_ids)
         if self.base is not None:
             self.papers.update(paper_ids)

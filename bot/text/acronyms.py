@@ -75,12 +75,29 @@ def learn(texts: Iterable[str]) -> dict[str, str]:
 
     Example: learn(["... on-policy distillation (OPD) ..."]) -> {"OPD": "on-policy distillation"}
     """
+    return most_frequent(definitions(text) for text in texts)
+
+
+def definitions(text: str) -> list[tuple[str, str]]:
+    """The (acronym, long form) definitions of one text, in its order.
+
+    Example: definitions("... on-policy distillation (OPD) ...") -> [("OPD", "on-policy distillation")]
+    """
+    found = []
+    for match in _DEFINED.finditer(text):
+        form = long_form(text[max(0, match.start() - 200) : match.start()], match.group(1))
+        if form:
+            found.append((match.group(1), form))
+    return found
+
+
+def most_frequent(defined: Iterable[Iterable[tuple[str, str]]]) -> dict[str, str]:
+    """Each acronym of the texts' `definitions` (in the texts' order) with its most frequent long form,
+    the first seen among equally frequent ones."""
     seen: defaultdict[str, Counter[str]] = defaultdict(Counter)
-    for text in texts:
-        for match in _DEFINED.finditer(text):
-            found = long_form(text[max(0, match.start() - 200) : match.start()], match.group(1))
-            if found:
-                seen[match.group(1)][found] += 1
+    for pairs in defined:
+        for acronym, form in pairs:
+            seen[acronym][form] += 1
     return {acronym: forms.most_common(1)[0][0] for acronym, forms in sorted(seen.items())}
 
 
