@@ -19,7 +19,7 @@ import bm25s
 import numpy as np
 
 from bot.settings import LexicalSettings
-from bot.store.lexterms import Definitions, Numbered, Terms, merged, vocabulary
+from bot.store.lexterms import Definitions, Numbered, Terms, made_by, merged, vocabulary
 from bot.text import acronyms
 from bot.text.terms import (
     pair_set,
@@ -71,6 +71,7 @@ class LexicalIndex:
     ) -> None:
         self.paper_ids = paper_ids
         self.terms = terms  # what it was built from, saved with it so that the next ingest can update it
+        self._made_by: str | None = None  # for a loaded index: what its saved terms were cut with (made_by)
         self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
         # query words are lower case: "llms" -> pairs of "large language models"
         self._spelled = {a.lower(): pair_tokens(form) for a, form in self.acronyms.items()}
@@ -110,6 +111,10 @@ class LexicalIndex:
         if ids:
             retriever.index(words, show_progress=False)
             pair_retriever.index(pairs, show_progress=False)
+        return cls._finished(ids, retriever, pair_retriever, terms)
+
+    @classmethod
+    def _finished(cls, ids: list[str], retriever: bm25s.BM25, pair_retriever: bm25s.BM25, terms: Terms) -> LexicalIndex:
         known = acronyms.most_frequent(terms.defined)
         return cls(ids, retriever, known, pair_retriever if ids else None, terms)
 
@@ -126,8 +131,13 @@ class LexicalIndex:
         Example: updated(folder, 12, settings, ["p1", "p2", "p3"], {"p3": "New abstract ..."})
         """
         saved = cls.load(folder, version, settings)
-        terms = Terms.load(folder, saved.paper_ids) if saved is not None else None
-        if saved is None or terms is None or saved._pairs is None:
+        if saved is None or saved._pairs is None or saved._made_by != made_by():
+            return None  # none, empty, or its terms cut by other library versions
+        terms = Terms.load(folder, saved.paper_ids)
+        papers = len(saved.paper_ids)
+        if terms is None or not terms.words.fits(papers, len(saved._vocab)):
+            return None
+        if not terms.pairs.fits(papers, len(saved._pair_vocab)):
             return None
         position = {pid: i for i, pid in enumerate(saved.paper_ids)}
         rows = [-1 if pid in changed else position.get(pid, -2) for pid in ids]
@@ -145,7 +155,14 @@ class LexicalIndex:
             for pid, row in zip(ids, rows, strict=True)
         ]
         fresh = Terms(words, pairs, defined)
-        return cls._indexed(ids, (words.lists(), word_vocab), (pairs.lists(), pair_vocab), fresh, settings)
+        del saved, terms
+        # One index at a time, so that only one set of per-paper lists is held (at a million papers
+        # each holds about 4 GB of Python ints).
+        retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
+        retriever.index((words.lists(), word_vocab), show_progress=False)
+        pair_retriever = bm25s.BM25(k1=settings.k1, b=settings.b)
+        pair_retriever.index((pairs.lists(), pair_vocab), show_progress=False)
+        return cls._finished(ids, retriever, pair_retriever, fresh)
 
     def expand(self, query: str) -> str:
         """The query with the acronyms the corpus defines spelled out (for the embedder).
@@ -312,6 +329,7 @@ class LexicalIndex:
             meta = {
                 "version": version,
                 "tokens": TOKENS_VERSION,
+                "terms_made_by": made_by(),
                 "ids": self.paper_ids,
                 "acronyms": self.acronyms,
                 "pairs": self._pairs is not None,
@@ -338,12 +356,14 @@ class LexicalIndex:
                 return None
             # Memory-mapped: a query reads only its terms' postings, so a reader's memory and start do
             # not grow with the index (150 MB at 100,000 papers, docs/scale.md).
-            return cls(
+            index = cls(
                 meta["ids"],
                 bm25s.BM25.load(str(folder / "bm25"), mmap=True),
                 meta.get("acronyms"),
                 bm25s.BM25.load(str(folder / "pairs"), mmap=True),
             )
+            index._made_by = meta.get("terms_made_by")
+            return index
         except (OSError, ValueError, KeyError) as exc:
             log.info("lexical index in %s not usable (%s); rebuilding", folder, exc)
             return None

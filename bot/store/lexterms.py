@@ -13,13 +13,32 @@ from __future__ import annotations
 
 import itertools
 import json
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
 Definitions = list[tuple[str, str]]  # (acronym, long form) pairs of one paper, in its order
+# Bump when bot.text.acronyms' definitions change; tokenisation has bot.store.lexical's TOKENS_VERSION.
+DEFINITIONS_VERSION = 1
+
+
+def made_by() -> str:
+    """What saved terms depend on besides paperbot's own tokenising: the libraries that stem and
+    list stopwords. Terms saved under others are not reused (the index is built in full once).
+
+    Example: made_by() -> "1 bm25s 0.3.16 PyStemmer 3.1.0"
+    """
+    versions = []
+    for library in ("bm25s", "PyStemmer"):
+        try:
+            versions.append(f"{library} {metadata.version(library)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{library} ?")
+    return " ".join([str(DEFINITIONS_VERSION), *versions])
 
 
 @dataclass(frozen=True)
@@ -42,6 +61,17 @@ class Numbered:
     def lists(self) -> list[list[int]]:
         """Each paper's numbers as a list, as bm25s indexes them."""
         return [part.tolist() for part in np.split(self.ids, self.indptr[1:-1])] if len(self.indptr) > 1 else []
+
+    def fits(self, papers: int, vocabulary: int) -> bool:
+        """Whether these are rows of `papers` papers numbered within a vocabulary of that size."""
+        indptr = self.indptr
+        return (
+            len(indptr) == papers + 1
+            and int(indptr[0]) == 0
+            and int(indptr[-1]) == len(self.ids)
+            and bool(np.all(indptr[1:] >= indptr[:-1]))
+            and (not len(self.ids) or (int(self.ids.min()) >= 0 and int(self.ids.max()) < vocabulary))
+        )
 
 
 @dataclass(frozen=True)
@@ -73,7 +103,7 @@ class Terms:
                 words = Numbered(data["words_indptr"], data["words_ids"])
                 pairs = Numbered(data["pairs_indptr"], data["pairs_ids"])
             stored = json.loads((folder / "definitions.json").read_text(encoding="utf-8"))
-        except (OSError, KeyError, ValueError):
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
             return None
         if len(words.indptr) != len(paper_ids) + 1 or len(pairs.indptr) != len(paper_ids) + 1:
             return None

@@ -484,6 +484,7 @@ class Store:
                 if lexical is None:  # an ingest is under way, stopped before it saved the index, or k1/b changed
                     lexical = lexical_index(papers, self.bm25)
                     self._save_lexical(lexical, key[0])
+                    lexical.terms = None  # saved for the next ingest; a reader does not need them
                 busy = self.writer() if not papers else None
                 if busy is not None:
                     raise StoreError(

@@ -85,6 +85,13 @@ def test_no_update_without_the_saved_index_of_that_version_or_a_papers_text(tmp_
     assert LexicalIndex.updated(tmp_path / "lexical", 6, settings, sorted(BEFORE), {}) is None
     # p02 is neither in the saved index nor among the changed papers: its text is unknown.
     assert LexicalIndex.updated(tmp_path / "lexical", 7, settings, ["p01", "p02"], {}) is None
+    assert LexicalIndex.updated(tmp_path / "lexical", 7, settings, sorted(BEFORE), {}) is not None
+    # Terms cut by other versions of the stemming libraries are not reused.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("bot.store.lexical.made_by", lambda: "1 bm25s 9.9 PyStemmer 9.9")
+        assert LexicalIndex.updated(tmp_path / "lexical", 7, settings, sorted(BEFORE), {}) is None
+    (tmp_path / "lexical" / "terms.npz").write_bytes(b"PK\x03\x04 damaged")
+    assert LexicalIndex.updated(tmp_path / "lexical", 7, settings, sorted(BEFORE), {}) is None
     (tmp_path / "lexical" / "terms.npz").unlink()  # an index saved before terms were kept
     assert LexicalIndex.updated(tmp_path / "lexical", 7, settings, sorted(BEFORE), {}) is None
 
