@@ -93,6 +93,19 @@ def _client(path: Path, url: str | None) -> chromadb.ClientAPI:
 _TRIM_EVERY = 10
 
 
+def _paper_order(chunk_ids: list[str]) -> tuple[list[str], list[str]] | None:
+    """The chunk ids in the order a corpus reads them (by paper id, a paper's chunks by position) and
+    each one's paper id; None when an id is not of ingest's shape (`chunking.chunk_id`).
+
+    Example: ["b-0", "a-1", "a-0"] -> (["a-0", "a-1", "b-0"], ["a", "a", "b"])
+    """
+    named = [chunking.parse_chunk_id(chunk_id) for chunk_id in chunk_ids]
+    if any(n is None for n in named):
+        return None
+    ordered = sorted(zip(named, chunk_ids, strict=True))  # type: ignore[type-var]
+    return [chunk_id for _, chunk_id in ordered], [name[0] for name, _ in ordered]  # type: ignore[index]
+
+
 def _pages(collection: Any, ids: list[str], page: int) -> Iterator[tuple[list[str], list[str], np.ndarray]]:
     """The stored chunks among `ids`, `page` ids a request: each page's chunk ids, their paper ids (from
     their records) and vectors, leaving out chunks without a record (a write cut short)."""
@@ -438,17 +451,15 @@ class VectorStore:
         # the server time growing with the offset (0.09 s for 1,000 vectors by id against 0.30 s at offset
         # 200,000 on a `chroma run` server; docs/scale.md), so reading by offset grew with the square of the store.
         every = collection.get(include=[])["ids"] if collection is not None else []
-        named = [chunking.parse_chunk_id(chunk_id) for chunk_id in every]
         if collection is None or not every:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
-        if any(n is None for n in named):  # ids of another shape: read, then put in paper order
+        ordered = _paper_order(every)
+        if ordered is None:  # ids of another shape: read, then put in paper order
             return self._gathered(collection, every, page)
-        # Read in the order a corpus reads them (by paper id, a paper's chunks by position) and each page
-        # written straight into its rows, so the vectors are held once: placing pages read in another
-        # order touched the whole matrix while the pages were still held (twice the vectors at its peak).
-        order = sorted(range(len(every)), key=lambda i: named[i])  # type: ignore[arg-type,return-value]
-        ids = [every[i] for i in order]
-        owners = [named[i][0] for i in order]  # type: ignore[index]
+        # Read in the order a corpus reads them and each page written straight into its rows, so the
+        # vectors are held once: placing pages read in another order touched the whole matrix while
+        # the pages were still held (twice the vectors at its peak).
+        ids, owners = ordered
         at = {chunk_id: i for i, chunk_id in enumerate(ids)}
         matrix: np.ndarray | None = None
         present = np.zeros(len(ids), dtype=bool)
@@ -474,15 +485,10 @@ class VectorStore:
         no vector or record (a write cut short). None for an empty store or ids not of ingest's shape.
         """
         collection = self._usable()
-        every = collection.get(include=[])["ids"] if collection is not None else []
-        named = [chunking.parse_chunk_id(chunk_id) for chunk_id in every]
-        if collection is None or not every or any(n is None for n in named):
+        ordered = _paper_order(collection.get(include=[])["ids"]) if collection is not None else None
+        if collection is None or not ordered or not ordered[0]:
             return None
-        ordered = sorted(zip(named, every, strict=True))  # by (paper id, position), as all_vectors orders them
-        del every, named  # a million papers' ids are held once, not three times, while the pages are read
-        ids = [chunk_id for _, chunk_id in ordered]
-        owners = [name[0] for name, _ in ordered]  # type: ignore[index]
-        del ordered
+        ids, owners = ordered
 
         def pages() -> Iterator[np.ndarray]:
             for n, start in enumerate(range(0, len(ids), page), start=1):
@@ -507,21 +513,21 @@ class VectorStore:
 
         Example: ["pa-1", "pa-0", "pgone-0"] -> ChunkVectors of pa-0, pa-1
         """
-        named = {chunk_id: chunking.parse_chunk_id(chunk_id) for chunk_id in chunk_ids}
-        if any(n is None for n in named.values()):
+        ordered = _paper_order(list(dict.fromkeys(chunk_ids)))
+        if ordered is None:
             return None
-        order = sorted(named, key=named.__getitem__)  # type: ignore[arg-type]
+        order, owned_by = ordered
         found: dict[str, np.ndarray] = {}
         collection = self._usable()
         if collection is not None:
             with self._clear_failure(None):
                 for ids, _, block in _pages(collection, order, page):
                     found.update(zip(ids, block, strict=True))
-        kept = [chunk_id for chunk_id in order if chunk_id in found]
+        kept = [i for i, chunk_id in enumerate(order) if chunk_id in found]
         if not kept:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))
-        owners = tuple(named[c][0] for c in kept)  # type: ignore[index]
-        return ChunkVectors(tuple(kept), owners, np.stack([found[c] for c in kept]))
+        chunks = tuple(order[i] for i in kept)
+        return ChunkVectors(chunks, tuple(owned_by[i] for i in kept), np.stack([found[c] for c in chunks]))
 
     def _gathered(self, collection: Any, every: list[str], page: int) -> ChunkVectors:
         """Every vector read a page of ids at a time, then put in paper order (ChunkVectors.gather)."""

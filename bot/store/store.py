@@ -411,10 +411,8 @@ class Store:
     def _cache_base(self) -> tuple[int, int] | None:
         """Before an ingest's first change to a local store: its (version, vector count) when a vector
         cache of that version is beside it, for `_update_cache`; None otherwise (a server's store)."""
-        if not self._local:
-            return None
         version = self.registry.version()
-        count = VectorCache.find(self.paths.folder, version, self.fingerprint)
+        count = self._cached_count(version)  # None for a server's store
         return (version, count) if count is not None and count == self.vectors.count() else None
 
     def _update_cache(self, version: int, count: int) -> bool:
