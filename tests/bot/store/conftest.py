@@ -1,7 +1,8 @@
-"""Fixtures of the store tests: real `chroma run` servers on free ports."""
+"""Fixtures of the store tests: real `chroma run` servers on free ports, and a small store ingested again."""
 
 from __future__ import annotations
 
+import logging
 import socket
 import subprocess
 import sys
@@ -10,8 +11,12 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from bot.settings import Settings
+from bot.types import IngestReport
 
 CHROMA = Path(sys.executable).parent / "chroma"
 STARTUP_SECONDS = 60
@@ -88,3 +93,41 @@ def chroma_servers(tmp_path: Path) -> Iterator[Callable[[str], ChromaServer]]:
 def free_port() -> Callable[[], int]:
     """A port nothing listens on (yet)."""
     return _free_port
+
+
+@dataclass
+class Ingests:
+    """A store of two small abstracts from one file, ingested again with what each test writes there."""
+
+    settings: Settings
+    texts: list[str]  # the small abstracts, the first two stored
+    papers: Path
+    write: Callable[..., Path]
+    run: Callable[..., Any]
+    caplog: pytest.LogCaptureFixture
+
+    def again(self, abstracts: list[str], header: str = "ICML 2025", **options: Any) -> tuple[IngestReport, str]:
+        """Write `abstracts` to the file and ingest it (`options` as pipeline.run's); the report and the
+        store's log lines. Example: ingests.again([edited, texts[1]]) -> (IngestReport(...), "updated ...")"""
+        self.write(self.papers, abstracts, header=header)
+        self.caplog.clear()
+        with self.caplog.at_level(logging.INFO, logger="bot.store.store"):
+            report = self.run(self.settings, [self.papers], **options)
+        return report, self.caplog.text
+
+
+@pytest.fixture
+def ingests(
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    write_abstracts: Callable[..., Path],
+    small_abstracts: dict[str, str],
+    run_ingest: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
+) -> Ingests:
+    """A store whose first ingest (two small abstracts) built its BM25 index and vector cache in full."""
+    texts = list(small_abstracts.values())
+    settings = settings_for(tmp_path / "store")
+    papers = write_abstracts(tmp_path / "papers.txt", texts[:2])
+    assert run_ingest(settings, [papers]).added == 2
+    return Ingests(settings, texts, papers, write_abstracts, run_ingest, caplog)

@@ -7,7 +7,7 @@ import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -16,6 +16,9 @@ from bot.app import Paperbot
 from bot.settings import Settings
 from bot.store import Store, StorePaths, cacheupdate
 from bot.store.vectors import ChunkVectors, VectorCache
+
+if TYPE_CHECKING:  # the fixture's class, for annotations only (tests/bot/store/conftest.py)
+    from conftest import Ingests
 
 
 def _vectors(rows: list[tuple[str, str]], seed: int) -> ChunkVectors:
@@ -91,24 +94,12 @@ def test_a_missing_or_broken_base_is_not_updated(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_an_ingest_updates_the_cache_to_what_chroma_holds(
-    tmp_path: Path,
-    settings_for: Callable[..., Settings],
-    write_abstracts: Callable[..., Path],
-    small_abstracts: dict[str, str],
-    run_ingest: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    texts = list(small_abstracts.values())
-    settings = settings_for(tmp_path / "store")
-    papers = write_abstracts(tmp_path / "papers.txt", texts[:2])
-    assert run_ingest(settings, [papers]).added == 2  # writes the first cache (read from Chroma)
+def test_an_ingest_updates_the_cache_to_what_chroma_holds(ingests: Ingests) -> None:
+    texts, settings = ingests.texts, ingests.settings  # the first ingest wrote the first cache (read from Chroma)
 
-    def check(**options: Any) -> None:
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="bot.store.store"):
-            run_ingest(settings, [papers], **options)
-        assert "updated the vector cache" in caplog.text
+    def check(abstracts: list[str], header: str = "ICML 2025", **options: Any) -> None:
+        _, logged = ingests.again(abstracts, header, **options)
+        assert "updated the vector cache" in logged
         store = Store.open(settings)
         caches = StorePaths(settings.store).vector_caches()
         assert len(caches) == 1
@@ -120,23 +111,17 @@ def test_an_ingest_updates_the_cache_to_what_chroma_holds(
         assert cached.matrix.tobytes() == whole.matrix.tobytes()
         assert store.vector_paper_ids() == store.vectors.paper_ids() == set(store.papers())  # read from the cache
 
-    # The first abstract edited (a new id, the old one removed), a third added.
-    write_abstracts(papers, [texts[0] + " It also counts seals.", texts[1], texts[2]])
-    check()
-    # The second pruned away.
-    write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2]])
-    check(prune=True)
+    edited = texts[0] + " It also counts seals."
+    check([edited, texts[1], texts[2]])  # the first abstract edited (a new id, the old one removed), a third added
+    check([edited, texts[2]], prune=True)  # the second pruned away
     # Metadata only (the file's header, so each paper's source): the same rows under the new version.
-    write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2]], header="ICML 2026")
-    check()
+    check([edited, texts[2]], header="ICML 2026")
     # An ingest writing more chunks than an update reads back reads every vector, as before updates.
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("bot.store.store._Changes.LIMIT", 0)
-        write_abstracts(papers, [texts[0] + " It also counts seals.", texts[2], texts[3]])
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="bot.store.store"):
-            assert run_ingest(settings, [papers]).added == 1
-        assert "updated the vector cache" not in caplog.text
+        report, logged = ingests.again([edited, texts[2], texts[3]])
+        assert report.added == 1
+        assert "updated the vector cache" not in logged
     store = Store.open(settings)
     assert VectorCache.find(settings.store, store.registry.version(), store.fingerprint) == store.vectors.count()
 

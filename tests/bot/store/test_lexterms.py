@@ -4,19 +4,20 @@ the same acronyms."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 
-from bot.settings import LexicalSettings, Settings
+from bot.settings import LexicalSettings
 from bot.store import Store
 from bot.store.lexical import LexicalIndex
 from bot.store.lexterms import Numbered, Terms, merged
 from bot.store.store import lexical_index
+
+if TYPE_CHECKING:  # the fixture's class, for annotations only (tests/bot/store/conftest.py)
+    from conftest import Ingests
 
 BEFORE = {
     "p01": "We propose on-policy distillation (OPD) for small language models (SLMs).",
@@ -104,26 +105,13 @@ def test_terms_are_numbered_by_first_appearance() -> None:
 
 
 @pytest.mark.slow
-def test_each_ingest_updates_the_saved_index_to_what_a_full_build_makes(
-    tmp_path: Path,
-    settings_for: Callable[..., Settings],
-    write_abstracts: Callable[..., Path],
-    small_abstracts: dict[str, str],
-    run_ingest: Callable[..., Any],
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    texts = list(small_abstracts.values())
-    settings = settings_for(tmp_path / "store")
-    papers = write_abstracts(tmp_path / "papers.txt", texts[:2])
-    assert run_ingest(settings, [papers]).added == 2  # a first ingest builds it from every paper
+def test_each_ingest_updates_the_saved_index_to_what_a_full_build_makes(ingests: Ingests) -> None:
+    texts = ingests.texts  # the first ingest built the index from every paper
 
     def check(abstracts: list[str], header: str = "ICML 2025", **options: Any) -> None:
-        write_abstracts(papers, abstracts, header=header)
-        caplog.clear()
-        with caplog.at_level(logging.INFO, logger="bot.store.store"):
-            run_ingest(settings, [papers], **options)
-        assert "updated the BM25 index" in caplog.text
-        store = Store.open(settings)
+        _, logged = ingests.again(abstracts, header, **options)
+        assert "updated the BM25 index" in logged
+        store = Store.open(ingests.settings)
         saved = store.saved_lexical()
         assert saved is not None
         full = lexical_index(store.papers(), store.bm25)
