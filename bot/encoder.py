@@ -55,7 +55,13 @@ class NumpyBert:
         weights = {k.removeprefix("bert."): v for k, v in load_file(str(self.folder / "model.safetensors")).items()}
         # Dense weights stored transposed and contiguous: numpy's matrix product over a transposed
         # view of a stack of sequences takes a slow path (64 sentences: 17 s against 0.1 s).
-        return {k: np.ascontiguousarray(v.T) if _is_dense(k) else v for k, v in weights.items()}
+        out = {k: np.ascontiguousarray(v.T) if _is_dense(k) else v for k, v in weights.items()}
+        # Each layer's query, key and value weights side by side: one matrix product for the three.
+        for layer in range(self.layers):
+            name = f"encoder.layer.{layer}.attention.self."
+            for part in ("weight", "bias"):
+                out[f"{name}qkv.{part}"] = np.concatenate([out.pop(f"{name}{h}.{part}") for h in _QKV], axis=-1)
+        return out
 
     @cached_property
     def _counter(self) -> Any:
@@ -73,28 +79,28 @@ class NumpyBert:
         return len(self._counter.encode(text).ids)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text; up to `batch_size` texts of about the same
-        length run together."""
+        """Unit-length float32 vectors, one row per text; texts of about the same length attend in
+        groups of up to `batch_size`, and groups run together up to _ROWS word pieces."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         encoded = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for first in range(0, len(order), self.batch_size):
-            rows = order[first : first + self.batch_size]
-            out[rows] = self._forward([encoded[i].ids for i in rows])
+        groups = [order[first : first + self.batch_size] for first in range(0, len(order), self.batch_size)]
+        for run in _runs(groups, [len(e.ids) for e in encoded]):
+            rows = [i for group in run for i in group]
+            out[rows] = self._forward([[encoded[i].ids for i in group] for group in run])
         return out
 
-    def _forward(self, pieces: list[list[int]]) -> np.ndarray:
-        """The texts' vectors. Their word pieces run packed, one row each, through every step but
-        attention (no row of padding is multiplied: a short sentence beside a long one costs its own
-        length), and are laid out one text a row, padded, only to attend."""
+    def _forward(self, groups: list[list[list[int]]]) -> np.ndarray:
+        """The vectors of these texts (word pieces), group after group. Their word pieces run packed,
+        one row each, through every step but attention (no row of padding is multiplied: a short
+        sentence beside a long one costs its own length, and the matrix products are as large as all
+        the groups' pieces), and are laid out one text a row, padded, a group at a time, only to attend."""
+        pieces = [p for group in groups for p in group]
         lengths = np.array([len(p) for p in pieces])
-        longest = int(lengths.max())
         ids = np.fromiter((i for p in pieces for i in p), dtype=np.int64, count=int(lengths.sum()))
         positions = np.concatenate([np.arange(n) for n in lengths])
-        # where each packed row sits in the padded (texts x longest) layout
-        slots = np.repeat(np.arange(len(pieces)) * longest, lengths) + positions
         w = self.w
         x = (
             w["embeddings.word_embeddings.weight"][ids]
@@ -102,49 +108,76 @@ class NumpyBert:
             + w["embeddings.token_type_embeddings.weight"][0]
         )
         x = self._norm(x, "embeddings.LayerNorm")
-        # Padding gets no attention: the most negative float32, as transformers masks it.
-        mask = np.arange(longest)[None, :] >= lengths[:, None]
-        blocked = (mask * np.finfo(np.float32).min).astype(np.float32)[:, None, None, :]
-        layout = _Layout(len(pieces), longest, slots)
+        layouts, first = [], 0
+        for group in groups:
+            layouts.append(_Layout.of([len(p) for p in group], first))
+            first += sum(len(p) for p in group)
         for layer in range(self.layers):
-            x = self._layer(x, blocked, layout, f"encoder.layer.{layer}.")
+            x = self._layer(x, layouts, f"encoder.layer.{layer}.")
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         mean = np.add.reduceat(x, starts, axis=0) / lengths[:, None].astype(np.float32)
         return (mean / np.maximum(np.linalg.norm(mean, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
-    def _layer(self, x: np.ndarray, blocked: np.ndarray, layout: _Layout, name: str) -> np.ndarray:
-        width = x.shape[-1]
-        size = width // self.heads
-
-        def heads(part: str) -> np.ndarray:
-            y = layout.pad(self._dense(x, f"{name}attention.self.{part}"))
-            return np.ascontiguousarray(y.reshape(layout.texts, layout.longest, self.heads, size).transpose(0, 2, 1, 3))
-
-        keys = np.ascontiguousarray(heads("key").transpose(0, 1, 3, 2))
-        scores = heads("query") @ keys / np.float32(np.sqrt(size)) + blocked
-        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        attention = scores / scores.sum(axis=-1, keepdims=True)
-        context = layout.pack((attention @ heads("value")).transpose(0, 2, 1, 3).reshape(-1, width))
+    def _layer(self, x: np.ndarray, layouts: list[_Layout], name: str) -> np.ndarray:
+        # query, key and value of every word piece in one matrix product (their weights side by side, see `w`)
+        mixed = self._dense(x, f"{name}attention.self.qkv")
+        context = np.empty_like(x)
+        for layout in layouts:
+            rows = slice(layout.first, layout.first + len(layout.slots))
+            context[rows] = self._attend(mixed[rows], layout)
         x = self._norm(x + self._dense(context, f"{name}attention.output.dense"), f"{name}attention.output.LayerNorm")
         hidden = _gelu(self._dense(x, f"{name}intermediate.dense"))
         return self._norm(x + self._dense(hidden, f"{name}output.dense"), f"{name}output.LayerNorm")
 
+    def _attend(self, mixed: np.ndarray, layout: _Layout) -> np.ndarray:
+        """One group's attention: its packed query, key and value rows -> its packed context rows."""
+        width = mixed.shape[-1] // 3
+        size = width // self.heads
+        padded = layout.pad(mixed).reshape(layout.texts, layout.longest, 3, self.heads, size).transpose(2, 0, 3, 1, 4)
+        query, value = np.ascontiguousarray(padded[0]), np.ascontiguousarray(padded[2])
+        keys = np.ascontiguousarray(padded[1].transpose(0, 1, 3, 2))
+        scores = np.matmul(query, keys)
+        np.divide(scores, np.float32(np.sqrt(size)), out=scores)
+        np.add(scores, layout.blocked, out=scores)
+        np.subtract(scores, scores.max(axis=-1, keepdims=True), out=scores)
+        np.exp(scores, out=scores)
+        np.divide(scores, scores.sum(axis=-1, keepdims=True), out=scores)
+        return layout.pack((scores @ value).transpose(0, 2, 1, 3).reshape(-1, width))
+
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
-        weight = self.w[f"{name}.weight"]  # (inputs, outputs), see __init__
-        flat = x.reshape(-1, x.shape[-1]) @ weight + self.w[f"{name}.bias"]
+        weight = self.w[f"{name}.weight"]  # (inputs, outputs), see `w`
+        flat = np.matmul(x.reshape(-1, x.shape[-1]), weight)
+        np.add(flat, self.w[f"{name}.bias"], out=flat)
         return flat.reshape(*x.shape[:-1], weight.shape[1])
 
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
-        mean = x.mean(axis=-1, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-        return (x - mean) / np.sqrt(var + self.eps) * self.w[f"{name}.weight"] + self.w[f"{name}.bias"]
+        """Layer norm; its steps in place on one array (`x` itself is left as it was)."""
+        centred = x - x.mean(axis=-1, keepdims=True)
+        var = np.square(centred).mean(axis=-1, keepdims=True)
+        np.divide(centred, np.sqrt(var + self.eps), out=centred)
+        np.multiply(centred, self.w[f"{name}.weight"], out=centred)
+        return np.add(centred, self.w[f"{name}.bias"], out=centred)
 
 
 class _Layout:
-    """Packed word pieces (one row each, text after text) and the padded layout attention needs."""
+    """One group's packed word pieces (one row each, text after text, from row `first` of the whole
+    run) and the padded layout attention needs."""
 
-    def __init__(self, texts: int, longest: int, slots: np.ndarray) -> None:
-        self.texts, self.longest, self.slots = texts, longest, slots
+    def __init__(self, texts: int, longest: int, slots: np.ndarray, first: int, blocked: np.ndarray) -> None:
+        self.texts, self.longest, self.slots, self.first, self.blocked = texts, longest, slots, first, blocked
+
+    @classmethod
+    def of(cls, lengths: list[int], first: int) -> _Layout:
+        """The layout of texts of these lengths (word pieces), packed from row `first`."""
+        sizes = np.array(lengths)
+        longest = int(sizes.max())
+        positions = np.concatenate([np.arange(n) for n in sizes])
+        # where each packed row sits in the padded (texts x longest) layout
+        slots = np.repeat(np.arange(len(sizes)) * longest, sizes) + positions
+        # Padding gets no attention: the most negative float32, as transformers masks it.
+        mask = np.arange(longest)[None, :] >= sizes[:, None]
+        blocked = (mask * np.finfo(np.float32).min).astype(np.float32)[:, None, None, :]
+        return cls(len(sizes), longest, slots, first, blocked)
 
     def pad(self, rows: np.ndarray) -> np.ndarray:
         """(pieces, width) -> (texts * longest, width), zeros where a text is shorter than the longest."""
@@ -155,6 +188,24 @@ class _Layout:
     def pack(self, padded: np.ndarray) -> np.ndarray:
         """(texts * longest, width) -> (pieces, width): the rows `pad` filled."""
         return padded[self.slots]
+
+
+_QKV = ("query", "key", "value")
+_ROWS = 2048  # word pieces whose matrix products run together (groups of texts up to batch_size attend apart)
+
+
+def _runs(groups: list[list[int]], lengths: list[int]) -> list[list[list[int]]]:
+    """Consecutive groups of texts (their indices) gathered into runs of at least _ROWS word pieces
+    (the last run may be shorter). Example: _runs([[0], [1], [2]], [1500, 600, 9]) -> [[[0], [1]], [[2]]]"""
+    runs: list[list[list[int]]] = [[]]
+    size = 0
+    for group in groups:
+        if size >= _ROWS:
+            runs.append([])
+            size = 0
+        runs[-1].append(group)
+        size += sum(lengths[i] for i in group)
+    return runs
 
 
 def _is_dense(name: str) -> bool:

@@ -58,6 +58,22 @@ def test_texts_packed_together_get_the_vectors_each_gets_alone(numpy_and_torch: 
     assert np.abs(together - alone).max() < 1e-6 and np.abs(split - alone).max() < 1e-6
 
 
+def test_groups_that_attend_apart_share_matrix_products(
+    numpy_and_torch: tuple[Embedder, Embedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Texts attend in groups of batch_size, and groups run their matrix products together up to
+    _ROWS word pieces (bot.encoder._runs): one run of three groups, or a run a group, gives each text
+    its vector alone."""
+    fast, _ = numpy_and_torch
+    alone = np.stack([fast.embed([t])[0] for t in TEXTS])
+    three = encoder.NumpyBert(fast.path, 256, batch_size=2)
+    assert [len(run) for run in encoder._runs([[0, 1], [2, 3], [4]], [9, 3, 40, 256, 20])] == [3]
+    assert np.abs(three.embed(TEXTS) - alone).max() < 1e-6
+    monkeypatch.setattr(encoder, "_ROWS", 8)
+    assert [len(run) for run in encoder._runs([[0, 1], [2, 3], [4]], [9, 3, 40, 256, 20])] == [1, 1, 1]
+    assert np.abs(three.embed(TEXTS) - alone).max() < 1e-6
+
+
 def test_erf_is_the_error_function_to_float32_precision() -> None:
     grid = np.linspace(-9, 9, 36_001, dtype=np.float32)
     exact = np.array([math.erf(float(v)) for v in grid])
