@@ -80,7 +80,8 @@ class NumpyBert:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text; texts of about the same length attend in
-        groups of up to `batch_size`, and groups run together up to _ROWS word pieces."""
+        groups of up to `batch_size`, and groups run together until a run holds _ROWS word pieces (at
+        most _ROWS - 1 + batch_size x the model's limit)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         encoded = self.tokenizer.encode_batch(texts)
@@ -191,7 +192,7 @@ class _Layout:
 
 
 _QKV = ("query", "key", "value")
-_ROWS = 2048  # word pieces whose matrix products run together (groups of texts up to batch_size attend apart)
+_ROWS = 2048  # word pieces after which a run of groups ends (their matrix products run together)
 
 
 def _runs(groups: list[list[int]], lengths: list[int]) -> list[list[list[int]]]:
