@@ -111,8 +111,9 @@ class NumpyBert:
         x = self._norm(x, "embeddings.LayerNorm")
         layouts, first = [], 0
         for group in groups:
-            layouts.append(_Layout.of([len(p) for p in group], first))
-            first += sum(len(p) for p in group)
+            rows = sum(len(p) for p in group)
+            layouts.append(_Layout.of([len(p) for p in group], first, positions[first : first + rows]))
+            first += rows
         for layer in range(self.layers):
             x = self._layer(x, layouts, f"encoder.layer.{layer}.")
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -168,11 +169,11 @@ class _Layout:
         self.texts, self.longest, self.slots, self.first, self.blocked = texts, longest, slots, first, blocked
 
     @classmethod
-    def of(cls, lengths: list[int], first: int) -> _Layout:
-        """The layout of texts of these lengths (word pieces), packed from row `first`."""
+    def of(cls, lengths: list[int], first: int, positions: np.ndarray) -> _Layout:
+        """The layout of texts of these lengths (word pieces), packed from row `first`; `positions`
+        gives each of their rows its place in its text."""
         sizes = np.array(lengths)
         longest = int(sizes.max())
-        positions = np.concatenate([np.arange(n) for n in sizes])
         # where each packed row sits in the padded (texts x longest) layout
         slots = np.repeat(np.arange(len(sizes)) * longest, sizes) + positions
         # Padding gets no attention: the most negative float32, as transformers masks it.

@@ -119,6 +119,15 @@ def _pages(collection: Any, ids: list[str], page: int) -> Iterator[tuple[list[st
             yield [got["ids"][i] for i in rows], owners, np.asarray(vectors, dtype=np.float32)[rows]
 
 
+def _by_id(collection: Any, ids: list[str], page: int) -> dict[str, np.ndarray]:
+    """{chunk id: vector} of the stored chunks among `ids` that have a record, read `page` ids a request."""
+    return {
+        chunk_id: row
+        for found, _, block in _pages(collection, ids, page)
+        for chunk_id, row in zip(found, block, strict=True)
+    }
+
+
 class VectorStore:
     """One Chroma collection of chunk vectors, tagged with the index fingerprint it is created with,
     and beside it the collection of paper records (`<collection>-papers`: each paper's stored text,
@@ -493,11 +502,7 @@ class VectorStore:
         def pages() -> Iterator[np.ndarray]:
             for n, start in enumerate(range(0, len(ids), page), start=1):
                 wanted = ids[start : start + page]
-                got = {
-                    cid: row
-                    for found, _, block in _pages(collection, wanted, page)
-                    for cid, row in zip(found, block, strict=True)
-                }
+                got = _by_id(collection, wanted, page)
                 if len(got) != len(wanted):
                     raise StoreError(f"{len(wanted) - len(got)} chunks in {self.location} have no vector or record")
                 yield np.stack([got[cid] for cid in wanted])
@@ -521,8 +526,7 @@ class VectorStore:
         collection = self._usable()
         if collection is not None:
             with self._clear_failure(None):
-                for ids, _, block in _pages(collection, order, page):
-                    found.update(zip(ids, block, strict=True))
+                found = _by_id(collection, order, page)
         kept = [i for i, chunk_id in enumerate(order) if chunk_id in found]
         if not kept:
             return ChunkVectors((), (), np.zeros((0, 0), dtype=np.float32))

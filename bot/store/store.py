@@ -319,7 +319,7 @@ class Store:
         version when it holds as many vectors as Chroma (at 100,000 papers reading every chunk's
         metadata from Chroma took 8 s of a 100-paper ingest), else from Chroma."""
         base = self._cache_base()
-        rows = VectorCache(self.paths.folder, VectorCache.key(*base, self.fingerprint)).rows(base[1]) if base else None
+        rows = self._own_cache(*base).rows(base[1]) if base else None
         return set(np.unique(rows.paper_ids).tolist()) if rows is not None else self.vectors.paper_ids()
 
     def write_papers(
@@ -415,6 +415,10 @@ class Store:
         count = self._cached_count(version)  # None for a server's store
         return (version, count) if count is not None and count == self.vectors.count() else None
 
+    def _own_cache(self, version: int, count: int) -> VectorCache:
+        """The vector cache of `version` (with `count` vectors) in the store's own folder, as ingest keeps it."""
+        return VectorCache(self.paths.folder, VectorCache.key(version, count, self.fingerprint))
+
     def _update_cache(self, version: int, count: int) -> bool:
         """Write the cache of `version` from the cache of the version this ingest began at and the
         vectors it wrote; False when there is no such cache (or it cannot be used)."""
@@ -422,8 +426,7 @@ class Store:
         if base is None:
             return False
         started = time.perf_counter()
-        old = VectorCache(self.paths.folder, VectorCache.key(*base, self.fingerprint))
-        new = VectorCache(self.paths.folder, VectorCache.key(version, count, self.fingerprint))
+        old, new = self._own_cache(*base), self._own_cache(version, count)
         try:
             added = self.vectors.chunk_vectors(self._changes.chunk_ids)
             if added is None or not cacheupdate.update(old, new, self._changes.papers, added, count):
