@@ -45,6 +45,8 @@ NEVER = _listed(
     average averaged typically typical usually additionally specifically particularly notably github https http
     www com url repository publicly open-source source up down out corresponding following underlying resulting
     remaining emerging arising ongoing respective respectively
+    because although though since when whenever where wherever whereas which whose whom what why how who unless
+    until once after before
     """
 )
 # Fine inside a phrase ("reward models", "reinforcement learning"), never the whole of a name.

@@ -15,7 +15,7 @@ from bot.app import Paperbot
 from bot.library import theme_names, themes
 from bot.library.theme_words import ADJECTIVES, NEVER, NOT_ALONE
 from bot.library.triage import clip
-from bot.search.relevance import choose_cut
+from bot.search.relevance import TopicScores, above_cut, choose_cut
 from bot.settings import LexicalSettings, Settings, TriageSettings
 from bot.store.corpus import PaperVectors
 from bot.store.lexical import LexicalIndex
@@ -26,9 +26,13 @@ from bot.types import Paper, Source
 
 TOPICS = Path(__file__).resolve().parents[2] / "data" / "triage_topics.jsonl"
 # Broad topics: many papers, so several themes to name.
-BROAD = ["reinforcement learning", "large language models", "reasoning"]
+BROAD = ["reinforcement learning", "large language models", "reasoning", "brain data"]
 # Words that say nothing about what a group of papers is about; the old names used them.
-SAYS_NOTHING = {"become", "becomes", "show", "shows", "novel", "sparse", "results", "performance", "propose", "we"}
+SAYS_NOTHING = {"become", "becomes", "show", "shows", "novel", "sparse", "results", "performance", "propose", "we"} | {
+    "because",  # "Because fast-changing stimulus" named the one paper about brain data
+    "when",
+    "which",
+}
 PAPER_KEYS = {"paper_id", "source_id", "label", "score", "reason", "text", "theme"}
 SETTINGS = TriageSettings()
 
@@ -61,6 +65,21 @@ def test_cut_is_not_fooled_by_a_sparse_top_in_a_large_corpus() -> None:
 def test_nothing_is_relevant_below_the_floor() -> None:
     cut = choose_cut(np.array([0.49, 0.30, 0.10]), SETTINGS)
     assert cut.method == "floor" and "nothing in the corpus" in cut.explanation
+
+
+def test_a_paper_nearly_as_relevant_as_the_best_is_kept_below_the_telling_drop() -> None:
+    # 0.53 -> 0.43 is the telling drop, but 0.43 is 81% of the best: as much about the topic, near enough
+    scores = np.array([0.53, 0.43, 0.35, 0.05, 0.04])
+    n = len(scores)
+    scored = TopicScores(scores, scores, np.zeros(n), np.zeros(n), [], (None,) * n, np.ones(n, dtype=bool))
+    cut, keep = above_cut(scored, SETTINGS)
+    assert cut.method == "gap" and list(keep) == [True, True, False, False, False]
+    assert cut.explanation.endswith("1 paper below it scores at least 80% of the best paper's 0.53 and is relevant too")
+    strict = SETTINGS.model_copy(update={"near_share": 1.0})
+    assert list(above_cut(scored, strict)[1]) == [True, False, False, False, False]
+    # below the floor nothing is kept, however near
+    low = TopicScores(scores - 0.1, scores, np.zeros(n), np.zeros(n), [], (None,) * n, np.ones(n, dtype=bool))
+    assert above_cut(low, SETTINGS)[0].method == "floor" and not above_cut(low, SETTINGS)[1].any()
 
 
 def test_when_every_paper_clears_the_minimum_the_last_is_compared_with_it() -> None:
