@@ -105,6 +105,14 @@ _TOPIC_FRAME = frozenset(
         "report",
         "reports",
         "reported",
+        "run",
+        "runs",
+        "evaluate",
+        "evaluates",
+        "evaluated",
+        "test",
+        "tests",
+        "tested",
         "experiment",
         "experiments",
         "rely",
@@ -247,15 +255,18 @@ class Query:
     ordinals: tuple[int, ...]  # "the second one" -> 1, "the last" -> -1 (indices into the cited papers)
     intent: str = "what"  # one of INTENTS: what the answer should lead with
     artifact: str | None = None  # a list asking who made one: "benchmark", "dataset" or "simulator"
+    # words said only in parentheses after a name: "on MuJoCo (single- or multi-agent versions)" elaborates MuJoCo
+    aside: tuple[str, ...] = ()
 
     @property
     def topic(self) -> str:
         """What a "which papers" question is about: its content words without the question's framing.
 
         Example: "Which papers use GRPO?" -> 'grpo'; "Which papers report experiments with Qwen3 models?" ->
-        'qwen3 models'
+        'qwen3 models'; "Which papers run their experiments on MuJoCo (single- or multi-agent versions)?" -> 'mujoco'
         """
-        return " ".join(w for w in self.words if w not in _TOPIC_FRAME) or " ".join(self.words)
+        kept = [w for w in self.words if w not in _TOPIC_FRAME]
+        return " ".join([w for w in kept if w not in self.aside] or kept) or " ".join(self.words)
 
     @property
     def artifact_topic(self) -> str:
@@ -305,7 +316,26 @@ def parse(text: str) -> Query:
         ordinals=tuple(ORDINALS[m.group(1).lower()] for m in _ORDINAL.finditer(text)),
         intent=_intent(_last_question(text)),
         artifact=_artifact(text) if listing else None,
+        aside=_aside(text),
     )
+
+
+_PARENTHESES = re.compile(r"\(([^()]*)\)")
+
+
+def _aside(text: str) -> tuple[str, ...]:
+    """The content words said only in parentheses, when the words outside them name something (a word with
+    two capitals): an aside elaborating a name, not the topic. Without a name outside, a parenthesis may
+    hold the topic's name ("the physics simulator (MuJoCo)") and nothing is set aside.
+
+    Example: _aside("Which papers run experiments on MuJoCo (single- or multi-agent versions)?") ->
+    ('single', 'multi-agent', 'versions'); _aside("Which papers use the simulator (MuJoCo)?") -> ()
+    """
+    inside = " ".join(_PARENTHESES.findall(text))
+    outside = _PARENTHESES.sub(" ", text)
+    if not inside or not _NAME.search(outside):
+        return ()
+    return tuple(w for w in dict.fromkeys(query_words(inside)) if w not in query_words(outside))
 
 
 def _artifact(text: str) -> str | None:

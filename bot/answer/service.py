@@ -18,11 +18,13 @@ from bot.answer import generate
 from bot.answer.check import CheckedAnswer, check_answer, check_text
 from bot.answer.compose import Composer, Context
 from bot.errors import GeneratorError, QueryError
-from bot.query import parse
+from bot.query import Query, parse
 from bot.search import followup
+from bot.search.relevance import Relevant
 from bot.search.service import SearchService
 from bot.settings import AnswerSettings, CheckSettings, GeneratorSettings
 from bot.text import sentences
+from bot.text.terms import query_words
 from bot.types import Answer, Citation, SearchResult
 
 log = logging.getLogger(__name__)
@@ -141,13 +143,16 @@ class AnswerService:
         open_ones = [t for f, t in zip(asked, texts, strict=True) if not f.paper_ids]
         relevant = iter(self.search.relevant(open_ones) if open_ones else [])
         searched: list[tuple[SearchResult, frozenset[str] | None]] = []
+        near: list[frozenset[str]] = []
         for f, result in zip(asked, results, strict=True):
             if f.paper_ids:
                 searched.append((result, None))
+                near.append(frozenset())
                 continue
             cut = next(relevant)
-            ids = frozenset(cut.scores)
             query = parse(f.standalone)
+            ids = frozenset(cut.scores) | frozenset(_users(query, cut, self.settings.list_max))
+            near.append(frozenset(cut.near))
             if query.asks_for_list and query.artifact and not query.artifact_topic:
                 # "Which papers introduce new benchmarks?" has no topic to cut by: the papers nearest the kind
                 # of thing, of which the composer lists those saying they made one (roles.makes).
@@ -155,7 +160,7 @@ class AnswerService:
                 searched.append((result, frozenset(h.paper.paper_id for h in result.hits)))
                 continue
             if query.asks_for_list and ids and not result.abstained:
-                result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores[p]))
+                result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores.get(p, 0.0)))
             searched.append((result, ids))
         # What the corpus is about is said only when nothing answers: not worked out otherwise.
         nothing = any(
@@ -173,9 +178,9 @@ class AnswerService:
                 r,
                 Context(papers=stored, asked=f.question, said=said if len(f.paper_ids) == 1 else frozenset())
                 if ids is None
-                else Context(relevant=ids, topics=topics, papers=stored),
+                else Context(relevant=ids, topics=topics, papers=stored, near=close),
             )
-            for f, (r, ids) in zip(asked, searched, strict=True)
+            for f, (r, ids), close in zip(asked, searched, near, strict=True)
         ]
 
     def _backend(self, generator: str | None) -> str:
@@ -244,6 +249,17 @@ class _Bound:
 
     def compose(self, question: str, result: SearchResult) -> Answer:
         return self.composer.compose(question, result, self.context)
+
+
+def _users(query: Query, cut: Relevant, most: int) -> tuple[str, ...]:
+    """For a "which papers" question whose topic is only names ("Which papers run their experiments on
+    MuJoCo?"), the papers naming them all (at most `most`): a paper using MuJoCo says so in passing, so its
+    text is little like the name, and the cut alone would miss it. Example: topic 'mujoco' -> the papers
+    whose abstracts say MuJoCo; topic 'safe reinforcement learning' -> ()"""
+    names = {word.lower() for name in query.names for word in query_words(name)}
+    if not query.asks_for_list or not names or not set(query.topic.split()) <= names:
+        return ()
+    return cut.holding[:most]
 
 
 def _last(stream: Stream) -> Answer:

@@ -9,7 +9,7 @@ scores) under an absolute floor, so an off-topic question or topic keeps nothing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -70,7 +70,25 @@ def above_cut(scored: TopicScores, settings: TriageSettings) -> tuple[Cut, np.nd
     cut = choose_cut(scored.score[scored.exact], settings)
     if cut.method != "gap":
         return cut, np.zeros(len(scored.score), dtype=bool)
-    return cut, (scored.score > cut.threshold) & scored.exact
+    above = (scored.score > cut.threshold) & scored.exact
+    near = _near(scored, settings) & ~above
+    if near.any():
+        also = (
+            f"; {_papers(int(near.sum()))} below it {'scores' if near.sum() == 1 else 'score'} at least "
+            f"{settings.near_share:.0%} of the best paper's {float(scored.score[scored.exact].max()):.2f} and "
+            f"{'is' if near.sum() == 1 else 'are'} relevant too"
+        )
+        cut = Cut(cut.method, cut.threshold, cut.explanation + also)
+    return cut, above | near
+
+
+def _near(scored: TopicScores, settings: TriageSettings) -> np.ndarray:
+    """The papers scored exactly at `near_share` of the best one's score or more: nearly as much about the
+    topic as the best, whatever drop the cut found below it. Example: scores [0.53, 0.43, 0.35], share 0.8
+    -> [True, True, False] (0.43 >= 0.42)"""
+    exact = np.where(scored.exact, scored.score, -np.inf)
+    best = float(exact.max()) if len(exact) else 0.0
+    return exact >= settings.near_share * best if best > 0 else np.zeros(len(exact), dtype=bool)
 
 
 def choose_cut(scores: np.ndarray, settings: TriageSettings) -> Cut:
@@ -122,6 +140,12 @@ class Relevant:
 
     scores: dict[str, float]  # paper_id -> score, only papers above the cut
     cut: Cut
+    # paper_id -> score of the papers scoring at least TriageSettings.near_share of the best paper's score, above
+    # the floor or not: when the cut keeps nothing, an answer that still rests on the best paper found may cite these
+    near: dict[str, float] = field(default_factory=dict)
+    # the papers holding every word of the text, best scoring first: for a topic that is a name ("MuJoCo"),
+    # every paper using it, however little its text is otherwise like the name
+    holding: tuple[str, ...] = ()
 
     def __contains__(self, paper_id: object) -> bool:
         return paper_id in self.scores
@@ -135,4 +159,11 @@ def relevant(corpus: Corpus, text: str, query: np.ndarray, settings: TriageSetti
     scored = score_topic(corpus, text, query, settings)
     cut, keep = above_cut(scored, settings)
     ids = corpus.paper_ids
-    return Relevant({ids[i]: round(float(scored.score[i]), 4) for i in np.flatnonzero(keep)}, cut)
+    close = _near(scored, settings)
+    full = np.flatnonzero((scored.coverage >= 1.0) & scored.exact)
+    return Relevant(
+        {ids[i]: round(float(scored.score[i]), 4) for i in np.flatnonzero(keep)},
+        cut,
+        {ids[i]: round(float(scored.score[i]), 4) for i in np.flatnonzero(close)},
+        tuple(ids[i] for i in full[np.argsort(-scored.score[full], kind="stable")]),
+    )

@@ -114,6 +114,15 @@ class TriageSettings(BaseModel):
     min_score: float = Field(
         0.45, description="No paper scoring below this is relevant, wherever the adaptive cut falls."
     )
+    near_share: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="A paper scoring at least this share of the best paper's score is relevant wherever the "
+        "adaptive cut falls (as much about the topic, by a margin the machine's scores cannot tell apart); when "
+        "the best is below the floor, an answer resting on it may cite these. Set by hand, judged in "
+        "docs/answers.md (rounds 36-37).",
+    )
     best_chunk_bonus: float = Field(
         0.3,
         ge=0,
