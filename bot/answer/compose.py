@@ -72,6 +72,8 @@ class Context:
     """What the answer service knows beyond one search: the relevance cut and what the corpus holds."""
 
     relevant: frozenset[str] | None = None  # paper ids above the relevance cut; None: not computed
+    # paper ids scoring close to the best paper's relevance, above the cut or not (Relevant.near)
+    near: frozenset[str] = frozenset()
     topics: tuple[tuple[str, int], ...] = ()  # the corpus's most used phrases, with their papers
     papers: int = 0  # how many papers are stored
     # A follow-up about earlier papers: the question as asked (sentences are scored against it as well as
@@ -134,8 +136,10 @@ class Composer:
         """The best paper, and the others above the relevance cut and close enough in score."""
         best = result.hits[0].score
         close = [h for h in result.hits[1:] if h.score >= self._settings.relative_cutoff * best]
-        if context.relevant is not None:
+        if context.relevant:  # the papers triage keeps for the question
             close = [h for h in close if h.paper.paper_id in context.relevant]
+        elif context.relevant is not None:  # none: those nearly as much about it as the best (Relevant.near)
+            close = [h for h in close if h.paper.paper_id in context.near]
         return [result.hits[0], *close][: self._settings.summary_papers]
 
     def _unsure(self, result: SearchResult) -> bool:
@@ -179,7 +183,12 @@ class Composer:
         scored = [(hit, mine) for hit in hits if (mine := self._scored(query, hit, context))]
         best = {hit.paper.paper_id: max(p.score for p in mine) for hit, mine in scored}
         top = max(best.values(), default=0.0)
-        scored = [(h, m) for h, m in scored if best[h.paper.paper_id] >= conf.paper_floor * top]
+        scored = [
+            (h, m)
+            for h, m in scored
+            if best[h.paper.paper_id] >= conf.paper_floor * top
+            or (context.relevant and h.paper.paper_id in context.relevant)
+        ]
         things = asks(context.asked or query.text)  # what the question asks, part by part
         defining = any(defines(ask) for ask in things)
         for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
@@ -202,6 +211,10 @@ class Composer:
             if not cited and defining:
                 chosen = picks.defined(chosen, mine, conf)  # "What is X?": what X does, not only its name
             if not cited and query.intent == "what" and not context.asked:
+                # the one paper a question about a topic or "What is X?" rests on: how it works, too (not for
+                # something particular asked of a named paper: "What does scPertCRL break an effect down into?")
+                if len(scored) == 1 and (lead is None or defining):
+                    chosen = picks.with_mechanism(chosen, mine, conf)
                 chosen = picks.with_finding(chosen, mine, conf)  # and what it found
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
@@ -353,6 +366,15 @@ def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
     """The papers among the `depth` best whose labels the question names ("What is CausalBind?"), in the
     question's order."""
     found = [(at, hit) for hit in result.hits[:depth] if (at := _named_at(query, hit)) is not None]
+    # "What's CURE?" when a second abstract defines its own CURE (under another label): both are named
+    labels = {hit.paper.label: at for at, hit in found}
+    found += [
+        (labels[name], hit)
+        for hit in result.hits[:depth]
+        if hit.paper.label not in labels
+        for name in acronyms.learn([hit.paper.display])
+        if name in labels
+    ][:1]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
 
 

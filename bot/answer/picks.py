@@ -236,6 +236,29 @@ def with_finding(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings
     return [have[i] for i in sorted(have)]
 
 
+def with_mechanism(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
+    """`chosen` and, when none of it says how the paper works beyond what it proposes, its method sentence
+    closest to the question (not one stating what the paper proves): an answer resting on one paper has room
+    for its key mechanism.
+    Example: [contribution, finding] -> [contribution, "X scores each trajectory by ...", finding]"""
+    if any(p.sentence.role == roles.METHOD for p in chosen):
+        return chosen
+    have = {p.sentence.position: p for p in chosen}
+    found = [
+        p
+        for p in _usable(picks, settings)
+        if p.sentence.role == roles.METHOD
+        and not roles.theory(p.sentence.source)
+        and p.sentence.position not in have
+        and (not p.sentence.leans_back or p.sentence.position - 1 in have)
+    ]
+    if not found:
+        return chosen
+    best = max(found, key=lambda p: p.score)
+    have[best.sentence.position] = best
+    return [have[i] for i in sorted(have)]
+
+
 def best_finding(picks: list[Pick], have: set[int], settings: AnswerSettings) -> Pick | None:
     """The finding among `picks` that says most (closest to the question, numbers counting for more),
     not one at a position in `have`, nor one leaning on a predecessor that is not there; None without one.

@@ -72,6 +72,42 @@ _CAUSE = re.compile(
     r"(?:is|are) driven by|attribut\w+ to|the reason|explains? why|lead(?:s|ing)? to|result(?:s|ing)? in)\b",
     re.IGNORECASE,
 )
+# ", reducing impact on aligned data" ends a sentence saying what the method does: the effect it is for, not a result.
+_PURPOSE = re.compile(r",\s+(?:\w+ly\s+)?\w+ing\b")
+
+
+# A claim about the method's theory, not how it works: "Theoretically, X decomposes ...", "We provide a
+# first-order analysis showing that ...", "We prove that ...".
+_THEORY = re.compile(
+    r"^\W*(?:theoretically|in theory)\b|\bwe (?:also )?(?:prove|derive (?:a |an )?(?:\w+ )?bound)|"
+    r"\b(?:theoretical|first-order|formal|convergence) analys[ie]s\b|\banalys[ie]s (?:showing|shows?)\b",
+    re.IGNORECASE,
+)
+
+
+def theory(source: str) -> bool:
+    """Whether a sentence states what the paper proves about its method rather than how the method works.
+
+    Example: theory("We provide a first-order analysis showing that CURE descends a surrogate.") -> True;
+    theory("CURE gates critic suppression by gradient alignment.") -> False
+    """
+    return bool(_THEORY.search(source))
+
+
+def _finds(source: str) -> bool:
+    """Whether a sentence after the contribution reports what the paper found: a finding's word outside a
+    closing ", ...ing" clause, or any number with one.
+    Example: _finds("CURE gates updates by alignment, reducing impact on aligned data.") -> False;
+    _finds("CURE reduces forgetting on MuJoCo.") -> True"""
+    cues = list(_FINDING.finditer(source))
+    if not cues:
+        return False
+    purposes = [m.start() for m in _PURPOSE.finditer(source)]
+    if not purposes or _NUMBER.search(source):
+        return True
+    return any(m.start() < purposes[0] for m in cues)
+
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)|\b\d+(?:\.\d+)?\b")
 # Openers that only link a sentence to the one before: dropping them leaves the same claim.
 _CONNECTIVE = re.compile(
@@ -180,7 +216,7 @@ def read(texts: list[str], name: str | None = None) -> list[Sentence]:
         elif i == contribution:
             role = CONTRIBUTION
         else:
-            role = FINDING if _FINDING.search(source) else METHOD
+            role = FINDING if _finds(source) else METHOD
         explains = bool(_CAUSE.search(source))
         out.append(Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source)), explains))
     return out

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.answer.compose import Composer
+from bot.answer.compose import Composer, Context
 from bot.answer.wording import third_person
 from bot.query import parse
 from bot.render.json import answer_json, search_json
@@ -205,7 +205,20 @@ def test_a_list_topic_without_the_questions_framing_finds_every_paper_naming_it(
 
 def test_a_paper_named_by_its_spelled_out_name_is_answered_as_named(seeded_bot):
     answer = seeded_bot.ask("What are CURE and Cross-Precision Alignment?")
-    assert [c.paper.label for c in answer.citations] == ["CURE", "CPA"]
+    labels = [c.paper.label for c in answer.citations]
+    # two abstracts call their method CURE (the second under the label of its framework): both are named
+    assert labels == ["CURE", "LLM-based framework for cross-domain recommendation", "CPA"]
+
+
+def test_a_name_two_abstracts_define_answers_with_both_papers(seeded_bot):
+    """ "What's CURE?": the offline-RL unlearning paper is labelled CURE, and the cross-domain recommendation
+    paper defines its own "Coupled User-GRouped REinforcement Learning (CURE)" under another label."""
+    answer = seeded_bot.ask("what's CURE? I've seen the name cited twice and not sure which paper people mean")
+    cited = [c.paper for c in answer.citations]
+    assert [p.label for p in cited] == ["CURE", "LLM-based framework for cross-domain recommendation"]
+    assert "(CURE)" in cited[1].display and all(f"[{n}]" in answer.markdown for n in (1, 2))
+    # a name only one abstract defines still names one paper
+    assert [c.paper.label for c in seeded_bot.ask("What is CausalBind?").citations] == ["CausalBind"]
 
 
 def test_comparing_a_named_paper_with_a_described_one_covers_both(seeded_bot):
@@ -233,6 +246,8 @@ def test_a_comparison_about_something_gives_each_papers_sentence_on_it_not_its_e
 
 def test_a_follow_up_answers_what_it_asks_without_repeating_the_contribution(seeded_bot):
     first = seeded_bot.ask("What is CURE?")
+    # two abstracts call a method CURE; "it" is the paper labelled so, which the question named
+    assert first.citations[0].paper.label == "CURE" and len(first.citations) == 2
     contribution = next(s.paper_sentence for s in first.sentences if "propose" in s.paper_sentence)
     answer = seeded_bot.ask("Which benchmarks does it use?", previous=first)
     assert [c.paper.label for c in answer.citations] == ["CURE"]
@@ -327,3 +342,36 @@ def test_a_why_answer_leaves_out_a_further_paper_that_gives_no_reason(seeded_bot
     )
     assert [c.paper.label for c in answer.citations] == ["MPOPD"]
     assert "amplify over training" in answer.markdown  # the reason itself
+
+
+def test_a_paper_triage_keeps_joins_the_answer_below_the_paper_floor(seeded_bot):
+    """ "video generation or video captioning?": the generation paper's sentences answer half the question, so
+    they score below the captioning paper's by more than the paper floor allows; triage keeps both."""
+    question = "video generation or video captioning?"
+    result = seeded_bot.search(question, k=5)
+    composer = Composer(seeded_bot.embed, seeded_bot.settings.answer.model_copy(update={"paper_floor": 1.0}))
+    both = {h.paper.paper_id for h in result.hits[:2]}
+    kept = composer.compose(question, result, Context(relevant=frozenset(both)))
+    assert {c.paper.paper_id for c in kept.citations} == both
+    assert len(composer.compose(question, result, Context()).citations) == 1  # no cut computed: the floor holds
+
+
+def test_with_no_paper_above_the_cut_an_answer_cites_those_nearly_as_relevant_as_the_best(seeded_bot):
+    question = "video generation or video captioning?"
+    result = seeded_bot.search(question, k=5)
+    composer = Composer(seeded_bot.embed, seeded_bot.settings.answer.model_copy(update={"paper_floor": 0.0}))
+    second = result.hits[1].paper.paper_id
+    near = composer.compose(question, result, Context(relevant=frozenset(), near=frozenset({second})))
+    assert [c.paper.paper_id for c in near.citations] == [result.hits[0].paper.paper_id, second]
+    assert len(composer.compose(question, result, Context(relevant=frozenset())).citations) == 1
+
+
+def test_a_list_whose_topic_is_a_name_lists_every_paper_using_it(seeded_bot):
+    """A paper runs on MuJoCo in one sentence of results: little like the name, yet it uses it."""
+    using = {p.paper_id for p in seeded_bot.papers().values() if re.search(r"\bmujoco\b", p.display, re.I)}
+    assert len(using) >= 4
+    answer = seeded_bot.ask("Which papers use MuJoCo?")
+    assert {c.paper.paper_id for c in answer.citations} == using
+    # the same with the parenthesis elaborating the name, and with "run experiments on"
+    asked = seeded_bot.ask("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?")
+    assert {c.paper.paper_id for c in asked.citations} == using

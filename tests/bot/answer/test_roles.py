@@ -272,6 +272,47 @@ def test_a_summary_of_what_a_paper_is_says_what_it_found() -> None:
     assert picks.with_finding([scored[1], scored[3]], scored, settings) == [scored[1], scored[3]]
 
 
+def test_an_answer_resting_on_one_paper_says_how_it_works() -> None:
+    """Round 38: "RL fine-tuning of self-driving planners" gave CRAFT's contribution and its result, not how it
+    works; the method sentence closest to the question joins, in the abstract's order."""
+    texts = [
+        "Closed-loop post-training of driving planners is unstable.",
+        "We introduce CRAFT, an on-policy framework for closed-loop post-training.",
+        "CRAFT uses counterfactual advantages as a dense proxy for closed-loop advantages.",
+        "CRAFT distills toward an EMA teacher to stabilize training.",
+        "Empirically, CRAFT achieves the strongest closed-loop gains on Bench2Drive.",
+    ]
+    read = roles.read(texts, "CRAFT")
+    assert [s.role for s in read] == ["problem", "contribution", "method", "method", "finding"]
+    settings = AnswerSettings()
+    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.4, 0.3, 0.45], strict=True)]
+    chosen = [scored[1], scored[4]]
+    assert [p.sentence.position for p in picks.with_mechanism(chosen, scored, settings)] == [1, 2, 4]
+    # an answer already saying how it works is left as it is
+    assert picks.with_mechanism([scored[1], scored[3]], scored, settings) == [scored[1], scored[3]]
+
+
+def test_a_closing_purpose_clause_is_how_the_method_works_not_what_it_found() -> None:
+    """h01: CURE's mechanism sentence ends ", reducing impact on aligned data" and was read as a finding, so
+    the answer gave its first-order analysis as how it works."""
+    texts = [
+        "Unlearning in offline RL is hard when forget and retain data overlap.",
+        "We propose CURE, a selective unlearning framework.",
+        "CURE scores each forget trajectory by gradient alignment and gates critic updates, reducing impact on "
+        "aligned data.",
+        "We provide a first-order analysis showing that CURE descends a forget surrogate.",
+        "Across MuJoCo benchmarks, CURE reduces forgetting at near-original returns.",
+        "CURE gates updates, improving the trade-off by 12% over baselines.",
+    ]
+    read = roles.read(texts, "CURE")
+    assert [s.role for s in read] == ["problem", "contribution", "method", "method", "finding", "finding"]
+    assert [roles.theory(t) for t in texts] == [False, False, False, True, False, False]
+    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.3, 0.4, 0.45, 0.2], strict=True)]
+    # the analysis scores higher, but states what is proved: the mechanism joins
+    chosen = picks.with_mechanism([scored[1], scored[4]], scored, AnswerSettings())
+    assert [p.sentence.position for p in chosen] == [1, 2, 4]
+
+
 def test_where_the_code_is_never_answers() -> None:
     """h25: "The code is available at https://..." closed an answer about what GRGC is."""
     texts = [
