@@ -86,8 +86,8 @@ def resolve(
     refers = bool(named) or leaning or query.pointing or brief
     if singular and not collective and len(papers) > 1:
         # "it" after "What is CURE?" answered with both papers calling a method CURE: the one labelled so
-        asked = [p for p in papers if label_position(topic, p.label) is not None]
-        papers = asked if len(asked) == 1 else papers
+        labelled = [p for p in papers if label_position(topic, p.label) is not None]
+        papers = labelled if len(labelled) == 1 else papers
     if query.compares and refers:
         if len(papers) == 1 and singular:  # "compare it with ASCPO"
             named, text = [*named, *papers], replace_singular(text, papers[0].label)
