@@ -192,7 +192,9 @@ class Composer:
         things = asks(context.asked or query.text)  # what the question asks, part by part
         defining = any(defines(ask) for ask in things)
         for hit, mine in sorted(scored, key=lambda x: -best[x[0].paper.paper_id]):
-            count = (lead or conf.lead_sentences) if not cited else conf.other_sentences
+            # a further paper: its contribution and what answers; for a "why", its contribution (kept only when it
+            # gives a reason, below), not the background of its own problem
+            count = (lead or conf.lead_sentences) if not cited else 1 if query.intent == "why" else conf.other_sentences
             shown = bool(context.said) and not any(p.sentence.role == roles.CONTRIBUTION for p in mine)
             # one named paper asked about on its own (a follow-up's sentences are scored against two questions)
             one = lead is not None and not context.asked

@@ -30,10 +30,11 @@ class AnswerSettings(BaseModel):
         "(how it works, why, what it found). Set by hand, judged in docs/answers.md.",
     )
     other_sentences: int = Field(
-        1,
+        2,
         ge=1,
-        description="Sentences of each further paper in a summary (its contribution). Set by hand, judged in "
-        "docs/answers.md.",
+        description="Sentences of each further paper in a summary: its contribution, then the one answering the "
+        "question best when nearly as good as the best (one for a 'why', whose further paper needs a reason, not its "
+        "background). Set by hand, judged in docs/answers.md (round 42: 2 against 1).",
     )
     number_bonus: float = Field(
         0.05,

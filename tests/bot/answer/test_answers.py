@@ -375,3 +375,20 @@ def test_a_list_whose_topic_is_a_name_lists_every_paper_using_it(seeded_bot):
     # the same with the parenthesis elaborating the name, and with "run experiments on"
     asked = seeded_bot.ask("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?")
     assert {c.paper.paper_id for c in asked.citations} == using
+
+
+def test_a_further_paper_says_what_answers_beside_what_it_proposes(seeded_bot):
+    """Round 42: CAFE's one sentence never said it uses deep Q-learning, the point of "is DQN used anywhere?"."""
+    question = "does any paper use DQN, say for retrieval or for building features?"
+    result = seeded_bot.search(question, k=5)
+    both = frozenset(h.paper.paper_id for h in result.hits[:2])
+
+    def said(**update) -> list[str]:
+        composer = Composer(seeded_bot.embed, seeded_bot.settings.answer.model_copy(update=update))
+        answer = composer.compose(question, result, Context(relevant=both))
+        assert [c.paper.paper_id for c in answer.citations][1:] == [result.hits[1].paper.paper_id]
+        return [s.paper_sentence for s in answer.sentences if 2 in s.citations]
+
+    further = said()
+    assert len(further) == 2 and "deep Q-learning" in further[1]
+    assert said(other_sentences=1) == further[:1]  # its contribution only
