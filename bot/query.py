@@ -335,7 +335,8 @@ def _aside(text: str) -> tuple[str, ...]:
     outside = _PARENTHESES.sub(" ", text)
     if not inside or not _NAME.search(outside):
         return ()
-    return tuple(w for w in dict.fromkeys(query_words(inside)) if w not in query_words(outside))
+    said = set(query_words(outside))
+    return tuple(w for w in dict.fromkeys(query_words(inside)) if w not in said)
 
 
 def _artifact(text: str) -> str | None:

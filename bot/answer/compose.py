@@ -370,6 +370,8 @@ def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
     found = [(at, hit) for hit in result.hits[:depth] if (at := _named_at(query, hit)) is not None]
     # "What's CURE?" when a second abstract defines its own CURE (under another label): both are named
     labels = {hit.paper.label: at for at, hit in found}
+    if not labels:
+        return []
     found += [
         (labels[name], hit)
         for hit in result.hits[:depth]

@@ -142,30 +142,29 @@ class AnswerService:
         texts = [parse(f.standalone).topic if parse(f.standalone).asks_for_list else f.standalone for f in asked]
         open_ones = [t for f, t in zip(asked, texts, strict=True) if not f.paper_ids]
         relevant = iter(self.search.relevant(open_ones) if open_ones else [])
-        searched: list[tuple[SearchResult, frozenset[str] | None]] = []
-        near: list[frozenset[str]] = []
+        # each question's search, the papers it may cite (None: a follow-up's own), those near the best (Relevant.near)
+        searched: list[tuple[SearchResult, frozenset[str] | None, frozenset[str]]] = []
         for f, result in zip(asked, results, strict=True):
             if f.paper_ids:
-                searched.append((result, None))
-                near.append(frozenset())
+                searched.append((result, None, frozenset()))
                 continue
             cut = next(relevant)
             query = parse(f.standalone)
             ids = frozenset(cut.scores) | frozenset(_users(query, cut, self.settings.list_max))
-            near.append(frozenset(cut.near))
+            near = frozenset(cut.near)
             if query.asks_for_list and query.artifact and not query.artifact_topic:
                 # "Which papers introduce new benchmarks?" has no topic to cut by: the papers nearest the kind
                 # of thing, of which the composer lists those saying they made one (roles.makes).
                 result = self.search.search_many([query.artifact], self.settings.list_max * 3)[0]
-                searched.append((result, frozenset(h.paper.paper_id for h in result.hits)))
+                searched.append((result, frozenset(h.paper.paper_id for h in result.hits), near))
                 continue
             if query.asks_for_list and ids and not result.abstained:
                 result = self.search.search_among(f.standalone, sorted(ids, key=lambda p: -cut.scores.get(p, 0.0)))
-            searched.append((result, ids))
+            searched.append((result, ids, near))
         # What the corpus is about is said only when nothing answers: not worked out otherwise.
         nothing = any(
             ids is not None and (r.abstained or not r.hits or (not ids and parse(f.standalone).asks_for_list))
-            for f, (r, ids) in zip(asked, searched, strict=True)
+            for f, (r, ids, _) in zip(asked, searched, strict=True)
         )
         topics = (
             tuple(self.search.topics(self.settings.overview_topics, self.settings.overview_sample)) if nothing else ()
@@ -180,7 +179,7 @@ class AnswerService:
                 if ids is None
                 else Context(relevant=ids, topics=topics, papers=stored, near=close),
             )
-            for f, (r, ids), close in zip(asked, searched, near, strict=True)
+            for f, (r, ids, close) in zip(asked, searched, strict=True)
         ]
 
     def _backend(self, generator: str | None) -> str:

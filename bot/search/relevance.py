@@ -140,8 +140,9 @@ class Relevant:
 
     scores: dict[str, float]  # paper_id -> score, only papers above the cut
     cut: Cut
-    # paper_id -> score of the papers scoring at least TriageSettings.near_share of the best paper's score, above
-    # the floor or not: when the cut keeps nothing, an answer that still rests on the best paper found may cite these
+    # paper_id -> score of the papers scoring at least TriageSettings.near_share of the best paper's score, when
+    # the cut keeps nothing (a gap cut already keeps them all): an answer that still rests on the best paper found
+    # may cite these
     near: dict[str, float] = field(default_factory=dict)
     # the papers holding every word of the text, best scoring first: for a topic that is a name ("MuJoCo"),
     # every paper using it, however little its text is otherwise like the name
@@ -159,7 +160,7 @@ def relevant(corpus: Corpus, text: str, query: np.ndarray, settings: TriageSetti
     scored = score_topic(corpus, text, query, settings)
     cut, keep = above_cut(scored, settings)
     ids = corpus.paper_ids
-    close = _near(scored, settings)
+    close = _near(scored, settings) if cut.method != "gap" else np.zeros(len(ids), dtype=bool)
     full = np.flatnonzero((scored.coverage >= 1.0) & scored.exact)
     return Relevant(
         {ids[i]: round(float(scored.score[i]), 4) for i in np.flatnonzero(keep)},
