@@ -129,6 +129,11 @@ MECHANISM = [
 ]
 
 
+def _scored(read: list[roles.Sentence], scores: list[float]) -> list[picks.Pick]:
+    """The sentences as picks of one paper with these scores against a question."""
+    return [picks.Pick(HIT, s, v) for s, v in zip(read, scores, strict=True)]
+
+
 def _mechanism_picks() -> list[picks.Pick]:
     read = roles.read(MECHANISM, "CaC")
     assert [s.role for s in read] == ["contribution", "method", "method", "finding"]
@@ -264,7 +269,7 @@ def test_a_summary_of_what_a_paper_is_says_what_it_found() -> None:
     read = roles.read(texts, "CURE")
     assert [s.role for s in read] == ["problem", "contribution", "method", "finding", "finding"]
     settings = AnswerSettings()
-    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.4, 0.2, 0.3], strict=True)]
+    scored = _scored(read, [0.6, 0.5, 0.4, 0.2, 0.3])
     chosen = [scored[1], scored[2]]
     # the finding with a number, not the one leaning on it, joins in the abstract's order
     assert [p.sentence.position for p in picks.with_finding(chosen, scored, settings)] == [1, 2, 3]
@@ -285,7 +290,7 @@ def test_an_answer_resting_on_one_paper_says_how_it_works() -> None:
     read = roles.read(texts, "CRAFT")
     assert [s.role for s in read] == ["problem", "contribution", "method", "method", "finding"]
     settings = AnswerSettings()
-    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.4, 0.3, 0.45], strict=True)]
+    scored = _scored(read, [0.6, 0.5, 0.4, 0.3, 0.45])
     chosen = [scored[1], scored[4]]
     assert [p.sentence.position for p in picks.with_mechanism(chosen, scored, settings)] == [1, 2, 4]
     # an answer already saying how it works is left as it is
@@ -307,7 +312,7 @@ def test_a_closing_purpose_clause_is_how_the_method_works_not_what_it_found() ->
     read = roles.read(texts, "CURE")
     assert [s.role for s in read] == ["problem", "contribution", "method", "method", "finding", "finding"]
     assert [roles.theory(t) for t in texts] == [False, False, False, True, False, False]
-    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.6, 0.5, 0.3, 0.4, 0.45, 0.2], strict=True)]
+    scored = _scored(read, [0.6, 0.5, 0.3, 0.4, 0.45, 0.2])
     # the analysis scores higher, but states what is proved: the mechanism joins
     chosen = picks.with_mechanism([scored[1], scored[4]], scored, AnswerSettings())
     assert [p.sentence.position for p in chosen] == [1, 2, 4]
@@ -322,7 +327,7 @@ def test_where_the_code_is_never_answers() -> None:
         "Our models and data will be publicly released upon acceptance of this paper.",
     ]
     read = roles.read(texts, "GRGC")
-    scored = [picks.Pick(HIT, s, v) for s, v in zip(read, [0.3, 0.2, 0.9, 0.8], strict=True)]
+    scored = _scored(read, [0.3, 0.2, 0.9, 0.8])
     settings = AnswerSettings()
     assert [p.sentence.position for p in picks.choose(scored, "what", 3, settings)] == [0, 1]
     assert picks.headline(scored, settings).sentence.position == 0  # type: ignore[union-attr]
