@@ -218,6 +218,8 @@ class Composer:
                 if len(scored) == 1 and (lead is None or defining):
                     chosen = picks.with_mechanism(chosen, mine, conf)
                 chosen = picks.with_finding(chosen, mine, conf)  # and what it found
+            if query.intent != "why":  # a "why" follows the abstract's chain of reasons, pointing words and all
+                chosen = picks.opening(chosen)
             cited.append(hit)
             block, said = wording.paragraph(hit, chosen, len(cited), conf.sentence_words, set(query.terms))
             blocks.append(block)

@@ -222,6 +222,17 @@ def defined(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> 
     return [have[i] for i in sorted(have)]
 
 
+def opening(chosen: list[Pick]) -> list[Pick]:
+    """`chosen` (in the abstract's order) without the sentences opening it that point at something no
+    earlier sentence shown says ("The authors show that this choice can create a mismatch ..." before
+    "The authors propose MPOPD ..."); the contribution, and a last sentence, stay.
+    Example: [s1 pointing, contribution, finding] -> [contribution, finding]"""
+    out = list(chosen)
+    while len(out) > 1 and out[0].sentence.points and out[0].sentence.role != roles.CONTRIBUTION:
+        out.pop(0)
+    return out
+
+
 def with_finding(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
     """`chosen` and, when none of it says what the paper found, its finding that says most (numbers counting
     for more): a researcher's summary of a paper names it, says what it proposes and what it found.

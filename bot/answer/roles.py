@@ -11,7 +11,7 @@ It reads one abstract's sentences; it does not score them against a question.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 PROBLEM, CONTRIBUTION, METHOD, FINDING = "problem", "contribution", "method", "finding"
 
@@ -62,7 +62,9 @@ def makes(sentence: str, artifact: str) -> bool:
 _FINDING = re.compile(
     r"\b(?:experiment\w*|results?|empirical\w*|outperform\w*|achiev\w*|improv\w*|surpass\w*|beat|yield\w*|"
     r"reduc\w*|boost\w*|gains?|speed-?ups?|faster|accura\w*|state-of-the-art|sota|benchmarks?|evaluat\w*|"
-    r"we find|we show|we observe|we demonstrate|demonstrat\w*|show (?:that|consistent)|across \d+)\b"
+    r"we find|we show|we observe|we demonstrate|demonstrat\w*|show (?:that|consistent)|across \d+|"
+    r"guarantee[sd]?|we (?:also )?prove|provabl[ey]|"
+    r"(?:regret|error|excess-risk|complexity|improvement|generali[sz]ation|lower|upper) bounds?)\b"
     r"|\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)",
     re.IGNORECASE,
 )
@@ -118,7 +120,9 @@ _CONNECTIVE = re.compile(
     r"(?:this|these|that|those|such|the|both)(?: \w+){0,3}|to do (?:so|this)|with (?:this|these) (?:in mind|goals?)|"
     r"in light of (?:this|these)(?: \w+)?|given (?:this|these)(?: \w+)?|for this (?:purpose|reason)|"
     r"motivated by (?:this|these|it|that|them)(?: \w+)?|"
-    r"inspired by (?:this|these|it|that|them)(?: \w+)?|(?:first|second|third|fourth|next|then|lastly)(?:ly)?)\s*,\s+",
+    r"inspired by (?:this|these|it|that|them)(?: \w+)?|"
+    r"(?:and )?(?:perhaps )?(?:surprisingly|interestingly|remarkably|strikingly)|"
+    r"(?:first|second|third|fourth|next|then|lastly)(?:ly)?)\s*,\s+",
     re.IGNORECASE,
 )
 # What continues a phrase rather than starting the claim after a linking opener.
@@ -145,6 +149,15 @@ _SELF_POINTING = re.compile(
     re.IGNORECASE,
 )
 
+# Inside the sentence, a word pointing at what an earlier one said: "We show that this choice creates ...",
+# "... unifies these two forms of user representation", "budgeted acquisition of such annotations". Not "this
+# paper", "such as", "such that".
+_POINTING = re.compile(
+    r"\b(?:these|those)\s+[a-z]|\bsuch\s+(?!as\b|that\b)[a-z]|"
+    r"\bthis\b(?!\s+(?:paper|work|study|article|abstract|end)\b)",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Sentence:
@@ -157,6 +170,7 @@ class Sentence:
     leans_back: bool  # still points at an earlier sentence after the opener is dropped
     numbers: int  # how many numbers it states (findings with numbers say more)
     explains: bool = False  # gives a reason ("stems from", "because"): what a "why" question asks
+    points: bool = False  # a word inside it points at an earlier sentence ("We show that this choice ...")
 
 
 def stand_alone(sentence: str) -> str:
@@ -184,6 +198,15 @@ def leans_back(sentence: str) -> bool:
     if _SELF_POINTING.match(sentence):
         return True
     return bool(_DANGLING.match(sentence) or _DANGLING_AFTER.match(sentence)) and not _SELF.match(sentence)
+
+
+def points_back(sentence: str) -> bool:
+    """Whether a word inside the sentence points at something only an earlier sentence says.
+
+    Example: points_back("We show that this choice creates a mismatch.") -> True;
+    points_back("In this paper, methods such as PPO are compared.") -> False
+    """
+    return bool(_POINTING.search(sentence))
 
 
 def read(texts: list[str], name: str | None = None) -> list[Sentence]:
@@ -218,5 +241,6 @@ def read(texts: list[str], name: str | None = None) -> list[Sentence]:
         else:
             role = FINDING if _finds(source) else METHOD
         explains = bool(_CAUSE.search(source))
-        out.append(Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source)), explains))
+        sentence = Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source)), explains)
+        out.append(replace(sentence, points=points_back(text)) if not sentence.leans_back else sentence)
     return out

@@ -331,3 +331,56 @@ def test_where_the_code_is_never_answers() -> None:
     settings = AnswerSettings()
     assert [p.sentence.position for p in picks.choose(scored, "what", 3, settings)] == [0, 1]
     assert picks.headline(scored, settings).sentence.position == 0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "points"),
+    [
+        ("We show that this choice can create a compounding teacher-student mismatch.", True),
+        ("We present BLUE, a framework that unifies these two forms of user representation.", True),
+        ("We study budgeted acquisition of such annotations for contextual-bandit OPE.", True),
+        ("In this paper, methods such as PPO are compared on tasks such that rewards are sparse.", False),
+        ("Q-MMR learns a set of scalar weights, one for each data point.", False),
+    ],
+)
+def test_a_word_inside_a_sentence_can_point_at_an_earlier_one(sentence: str, points: bool) -> None:
+    assert roles.points_back(sentence) is points
+
+
+def test_an_answer_does_not_open_on_a_sentence_pointing_at_one_not_shown() -> None:
+    """h29, h44: MPOPD's answer opened "The authors show that this choice can create a compounding
+    teacher-student mismatch", and "this choice" is said only in the sentence before it."""
+    texts = [
+        "The rollout policy in OPD is usually treated as fixed: each round samples from the current student.",
+        "We show that this choice can create a compounding teacher-student mismatch.",
+        "We propose MPOPD, which samples rollouts from a mixture of the student and the teacher.",
+        "On math reasoning, MPOPD improves average accuracy by 6.91 over OPD.",
+    ]
+    read = roles.read(texts, "MPOPD")
+    assert [s.points for s in read] == [False, True, False, False]
+    assert not read[1].leans_back  # inside the sentence: it still answers where its predecessor is shown
+    scored = _scored(read, [0.4, 0.7, 0.5, 0.7])
+    chosen = picks.choose(scored, "what", 3, AnswerSettings())
+    assert [p.sentence.position for p in chosen] == [1, 2, 3]
+    assert [p.sentence.position for p in picks.opening(chosen)] == [2, 3]
+    # a contribution pointing back stays: it is what the paper is
+    contribution = _scored(roles.read([texts[1].replace("We show", "We propose MPOPD and show")], "MPOPD"), [0.5])
+    assert picks.opening(contribution) == contribution
+
+
+def test_a_guarantee_the_paper_establishes_is_what_it_found() -> None:
+    """h22: "explain Q-MMR" left out its dimension-free finite-sample guarantee, read as a method sentence,
+    and the answer about a paper without experiments had no finding to add."""
+    texts = [
+        "We present a novel theoretical framework, Q-MMR, for off-policy evaluation in finite-horizon MDPs.",
+        "Q-MMR learns a set of scalar weights, one for each data point.",
+        "Notably, and perhaps surprisingly, a data-dependent finite-sample guarantee can be established under "
+        "only realizability.",
+        "We also establish connections to several existing methods, such as linear FQE.",
+    ]
+    read = roles.read(texts, "Q-MMR")
+    assert [s.role for s in read] == ["contribution", "method", "finding", "method"]
+    assert read[2].text.startswith("A data-dependent finite-sample guarantee")  # both openers dropped
+    scored = _scored(read, [0.6, 0.5, 0.3, 0.35])
+    chosen = picks.with_finding(scored[:2], scored, AnswerSettings())
+    assert [p.sentence.position for p in chosen] == [0, 1, 2]
