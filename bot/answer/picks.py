@@ -130,14 +130,24 @@ _AVAILABILITY = re.compile(
     re.IGNORECASE,
 )
 
+# "By combining automated collection, ... our method enables scalable training", "Overall, our results take a
+# significant step toward ...": a recap of what the abstract said before it, without a number, says nothing new.
+_RECAP = re.compile(
+    r"^(?:by (?:combining|integrating|unifying|coupling)|overall|taken together|collectively|"
+    r"in (?:summary|short|sum))\b",
+    re.IGNORECASE,
+)
+
 
 def _usable(picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
-    """The sentences long enough to say something (not a heading or 'Code is available.'), and not
-    saying where the code is ("The code is available at https://...")."""
+    """The sentences long enough to say something (not a heading or 'Code is available.'), not saying where
+    the code is ("The code is available at https://..."), and not a recap without a number (_RECAP)."""
     return [
         p
         for p in picks
-        if len(p.sentence.source) >= settings.min_sentence_chars and not _AVAILABILITY.search(p.sentence.source)
+        if len(p.sentence.source) >= settings.min_sentence_chars
+        and not _AVAILABILITY.search(p.sentence.source)
+        and not (_RECAP.match(p.sentence.source) and not p.sentence.numbers)
     ]
 
 

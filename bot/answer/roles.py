@@ -101,19 +101,23 @@ def _finds(source: str) -> bool:
     closing ", ...ing" clause, or any number with one.
     Example: _finds("CURE gates updates by alignment, reducing impact on aligned data.") -> False;
     _finds("CURE reduces forgetting on MuJoCo.") -> True"""
-    cues = list(_FINDING.finditer(source))
+    # "... whether deviating would yield a gain", "... designed to improve ...": what a step is for, not a result
+    cues = [m for m in _FINDING.finditer(source) if not _AIM.search(source, 0, m.start())]
     if not cues:
-        return False
+        return bool(_NUMBER.search(source)) and any(_FINDING.finditer(source))
     purposes = [m.start() for m in _PURPOSE.finditer(source)]
     if not purposes or _NUMBER.search(source):
         return True
     return any(m.start() < purposes[0] for m in cues)
 
 
+# A modal or "to" just before a finding's word: "would yield", "to improve", "can reduce".
+_AIM = re.compile(r"\b(?:would|could|might|must|should|to)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+
 _NUMBER = re.compile(r"\d+(?:\.\d+)?\s*(?:%|x\b|×|points?\b|pp\b)|\b\d+(?:\.\d+)?\b")
 # Openers that only link a sentence to the one before: dropping them leaves the same claim.
 _CONNECTIVE = re.compile(
-    r"^(?:moreover|furthermore|additionally|in addition|however|thus|therefore|hence|consequently|as a result|"
+    r"^(?:moreover|further|furthermore|additionally|in addition|however|thus|therefore|hence|consequently|as a result|"
     r"to this end|in particular|specifically|finally|crucially|importantly|notably|in practice|overall|"
     r"building on (?:this|these)(?: \w+)?|to (?:address|bridge|tackle|overcome|close|fill|solve|fix|resolve|remedy|"
     r"mitigate|accomplish|achieve|realize|realise|meet|handle|answer|study|investigate|explore|enable|pursue) "

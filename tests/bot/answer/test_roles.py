@@ -384,3 +384,49 @@ def test_a_guarantee_the_paper_establishes_is_what_it_found() -> None:
     scored = _scored(read, [0.6, 0.5, 0.3, 0.35])
     chosen = picks.with_finding(scored[:2], scored, AnswerSettings())
     assert [p.sentence.position for p in chosen] == [0, 1, 2]
+
+
+def test_what_a_step_would_yield_is_how_the_method_works_not_what_it_found() -> None:
+    """h25: GRGC's "To improve critic-side conditioning, Gaussian groupwise Optimal Transport calibration
+    regularizes the critic ..." was read as a finding ("improve"), so "what is GRGC?" never said its first
+    stage."""
+    texts = [
+        "We propose GRGC, a two-stage framework that shapes reward groups.",
+        "To improve critic-side conditioning, optimal transport calibration regularizes the critic.",
+        "Each period, the agent decides whether deviating would yield a welfare gain.",
+        "GRGC improves accuracy on in-distribution evaluations.",
+        "Calibration is used to improve the critic, raising accuracy by 3 points.",
+    ]
+    assert [s.role for s in roles.read(texts, "GRGC")] == ["contribution", "method", "finding", "finding", "finding"]
+    # "gain" is still a finding's word in the third; in the second, "to improve" is what the step is for
+    assert [s.role for s in roles.read(texts[:2] + texts[3:], "GRGC")] == [
+        "contribution",
+        "method",
+        "finding",
+        "finding",
+    ]
+
+
+def test_a_recap_without_a_number_says_nothing_new() -> None:
+    """h41: "By combining automated collection, hierarchical refinement, and iterative learning, our method
+    enables scalable, reliable training ..." repeated the contribution before it; judges called it padding."""
+    texts = [
+        "We propose a framework of three components: collection, refinement and iterative learning.",
+        "By combining automated collection, refinement and learning, our method enables scalable training.",
+        "Across two benchmarks, the method improves hard-task success rates.",
+        "Overall, success rises by 12% over reversal baselines.",
+    ]
+    scored = _scored(roles.read(texts), [0.5, 0.9, 0.6, 0.4])
+    # the recap scores best against the question, yet is never chosen
+    assert [p.sentence.position for p in picks.choose(scored, "summary", 4, AnswerSettings())] == [0, 2]
+    # "Overall, ..." with a number says what was found: without the other finding it is the one added
+    assert [p.sentence.position for p in picks.with_finding(scored[:1], scored[:2] + scored[3:], AnswerSettings())] == [
+        0,
+        3,
+    ]
+
+
+def test_further_with_a_comma_only_links_the_sentence() -> None:
+    text = roles.stand_alone("Further, the temporal pattern of spending is front-loaded: overrides peak on Mondays.")
+    assert text.startswith("The temporal pattern") and not roles.leans_back(text)
+    assert roles.leans_back(roles.stand_alone("Further theoretical analyses shed new light on coverage."))
