@@ -118,18 +118,17 @@ class PaperVectors:
         """Cosine similarity of every paper's best chunk to one unit-length query vector (`also`: unused,
         every paper is exact)."""
         similarity = np.full(len(self.paper_ids), -1.0, dtype=np.float32)
-        best: list[str | None] = [None] * len(self.paper_ids)
         if not self._chunk_ids:
-            return BestChunks(similarity, tuple(best))
+            return BestChunks(similarity, (None,) * len(self.paper_ids))
         sims = self._matrix @ np.asarray(query, dtype=np.float32)
         similarity[self._papers_present] = np.maximum.reduceat(sims, self._starts)
-        # The row of each paper's maximum: the first row of its run holding that value.
-        is_max = sims >= similarity[self._owner]
-        for row in np.flatnonzero(is_max):
-            owner = int(self._owner[row])
-            if best[owner] is None:
-                best[owner] = self._chunk_ids[row]
-        return BestChunks(similarity, tuple(best))
+        # The row of each paper's maximum: the first row of its run holding that value (rows run paper by paper).
+        rows = np.flatnonzero(sims >= similarity[self._owner])
+        owners, first = np.unique(self._owner[rows], return_index=True)
+        best_rows = np.full(len(self.paper_ids), -1, dtype=np.int64)
+        best_rows[owners] = rows[first]
+        ids = self._chunk_ids
+        return BestChunks(similarity, tuple(ids[r] if r >= 0 else None for r in best_rows.tolist()))
 
     def similarity(self, queries: np.ndarray, also: Sequence[Sequence[int]] | None = None) -> np.ndarray:
         """Best-chunk cosine of every paper (columns, `paper_ids` order) for each query vector (rows).
