@@ -31,7 +31,9 @@ the peak RSS of one `paperbot ask Q --json` process (its own rusage, see RSS_PRO
 takes several minutes: `--workdir DIR --keep` keeps it for the next run, which reuses it.
 `--users 20` also runs benchmarks/load.py (20 chat users for --users-seconds against `paperbot
 serve` on the large store, or the small one) and reports their answer p95; off by default (0), as
-it adds a few minutes.
+it adds a few minutes. Those rows are measured without kept sentence vectors (a kept file is set
+aside meanwhile); `--sentences` then keeps the large store's (`paperbot ingest --sentences`: about
+12 minutes for 8,647 abstracts the first time, nothing after) and times the asks, and the users, again.
 
 PAPERBOT_* settings in the environment apply to paperbot in and out of this process (e.g.
 PAPERBOT_EMBED__PRECISION=float32), except PAPERBOT_STORE and PAPERBOT_CHROMA_URL, which are
@@ -323,6 +325,44 @@ def measure_large(store: Path, asked: list[str], folder: Path) -> dict[str, Any]
     }
 
 
+def kept_sentences(store: Path, corpus: Path, asked: list[str], users: int, seconds: float) -> dict[str, Any]:
+    """`paperbot ingest CORPUS --sentences` on the large store (its papers unchanged: only the sentences
+    not kept yet are embedded), then warm extractive asks and, with `users`, the chat users again."""
+    from bot.app import Paperbot
+
+    command = [sys.executable, "-m", "bot", "--store", str(store), "ingest", str(corpus), "--sentences", "--json"]
+    run = subprocess.run(command, cwd=REPO, env=cli_env(), capture_output=True, text=True, timeout=7200)
+    if run.returncode != 0:
+        raise SystemExit(f"paperbot ingest --sentences failed ({run.returncode}):\n{run.stderr[-3000:]}")
+    report = json.loads(run.stdout)["sentences"]
+    asker = Paperbot(settings_for(store))
+    asks, answered = timed(lambda q: not asker.ask(q, generator="extractive").abstained, asked)
+    asker.store.close()
+    out = {"sentences": report, "ask": ms(asks) | {"answered": answered}, "users": None}
+    if users > 0:
+        say(f"{users} chat users again, the sentences kept...")
+        out["users"] = load_users(store, users, seconds)
+    return out
+
+
+class SetAside:
+    """The store's kept sentence vectors (`ingest --sentences`) moved aside while the rows without them are
+    measured, and put back after."""
+
+    def __init__(self, store: Path) -> None:
+        self.path = store / "sentence-vectors.sqlite"
+        self.aside = self.path.with_name(self.path.name + ".aside")
+
+    def __enter__(self) -> SetAside:
+        if self.path.exists():
+            self.path.rename(self.aside)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.aside.exists():
+            self.aside.rename(self.path)
+
+
 def load_users(store: Path, users: int, seconds: float) -> dict[str, Any]:
     """benchmarks/load.py's run of `users` chat users against `paperbot serve` on `store`."""
     command = [sys.executable, str(REPO / "benchmarks" / "load.py"), "--store", str(store)]
@@ -407,7 +447,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     # The same with the question embedded by sentence-transformers (torch), as before bot/encoder.py.
     result["paperbot"]["cold_search_torch_s"] = cli_seconds(cold, args.cold_runs, PAPERBOT_EMBED__ENGINE="torch")
     result["paperbot"]["help_s"] = cli_seconds(["--help"], 5)
-    result["large"] = result["users"] = None
+    result["large"] = result["users"] = result["kept"] = None
     served, served_papers, base, reused = store, n, None, False
     try:
         if args.large != 0:
@@ -415,13 +455,21 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             base = (args.workdir or folder) / f"large-{len(every)}"
             built = large_store(every, args.corpus, base, paperbot)
             reused = built["reused"]
-            say("large store: warm search and ask, then one `paperbot ask` process...")
-            result["large"] = built | measure_large(Path(built["store"]), asked, folder)
             served, served_papers = Path(built["store"]), len(every)
-        if args.users > 0:
-            say(f"{args.users} chat users for {args.users_seconds:.0f} s (benchmarks/load.py) on {served}...")
-            numbers = load_users(served, args.users, args.users_seconds)
-            result["users"] = numbers | {"store": f"{served_papers:,} papers"}
+        with SetAside(served):
+            if args.large != 0:
+                say("large store: warm search and ask, then one `paperbot ask` process...")
+                result["large"] = built | measure_large(served, asked, folder)
+            if args.users > 0:
+                say(f"{args.users} chat users for {args.users_seconds:.0f} s (benchmarks/load.py) on {served}...")
+                numbers = load_users(served, args.users, args.users_seconds)
+                result["users"] = numbers | {"store": f"{served_papers:,} papers"}
+        if args.sentences and base is not None:
+            say("large store: its abstracts' sentences kept (`ingest --sentences`), then asks again...")
+            kept = kept_sentences(served, base / "corpus.jsonl", asked, args.users, args.users_seconds)
+            if kept["users"]:
+                kept["users"] |= {"store": f"{served_papers:,} papers"}
+            result["kept"] = kept
     finally:
         if base and args.workdir and not args.keep and not reused:  # a store kept by an earlier run stays
             shutil.rmtree(base, ignore_errors=True)
@@ -451,6 +499,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, help="use only the first N questions (default: all)")
     parser.add_argument("--workdir", type=Path, help="where the large store is built (default: a temporary folder)")
     parser.add_argument("--keep", action="store_true", help="keep the large store in --workdir, reused next time")
+    parser.add_argument(
+        "--sentences",
+        action="store_true",
+        help="then keep the large store's sentence vectors (`ingest --sentences`) and time asks (and users) again",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = parser.parse_args()
     if args.keep and not args.workdir:

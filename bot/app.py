@@ -32,7 +32,8 @@ class Paperbot:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = Store.open(settings)
-        self.embedder = CachedEmbedder(self.store.embed)  # in the precision the store was built with
+        # in the precision the store was built with; abstract sentences kept by `ingest --sentences` are not embedded
+        self.embedder = CachedEmbedder(self.store.embed, self.store.sentences())
         self.searcher = SearchService(self.store, self.embed, settings.retrieval, settings.triage)
         self.answerer = AnswerService(self.searcher, self.embed, settings.answer, settings.check, settings.generator)
 

@@ -192,6 +192,16 @@ class IngestReport:
 
 
 @dataclass(frozen=True)
+class SentenceReport:
+    """What `ingest --sentences` did: the stored abstracts' distinct sentences, how many of them it
+    embedded (the rest had kept vectors already), and how long it took."""
+
+    sentences: int
+    embedded: int
+    seconds: float
+
+
+@dataclass(frozen=True)
 class TriagedPaper:
     """One paper judged relevant to a triage topic, with the evidence and a one-line reason."""
 

@@ -62,6 +62,7 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
             str(REPO / "benchmarks" / "speed.py"),
             *("--corpus", str(corpus(tmp_path)), "--papers", str(PAPERS), "--large", str(LARGE)),
             *("--queries", str(QUERIES), "--runs", "1", "--cold-runs", "1", "--workdir", str(work), "--json"),
+            "--sentences",
         ],
         cwd=REPO,
         env=env,
@@ -96,6 +97,11 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
     assert 0 < large["ask"]["answered"] <= QUERIES - 1
     assert 100 < large["ask_process_rss_mb"] < 16_000 and large["ask_process_s"] > 0
     assert result["users"] is None
+    # then its sentences kept: every one embedded once, the same questions answered, without embedding them
+    kept = result["kept"]
+    assert kept["sentences"]["sentences"] == kept["sentences"]["embedded"] > large["papers"]
+    assert 0 < kept["ask"]["p50_ms"] <= kept["ask"]["p95_ms"] and kept["ask"]["answered"] == large["ask"]["answered"]
+    assert kept["users"] is None
     assert not list(work.glob("large-*"))  # built in --workdir without --keep: removed
 
     ratios = result["ratios"]
@@ -105,9 +111,9 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
     assert ratios["search_p50_tutorial_per_paperbot"] > 0
     assert result["load_start"] >= 0 and result["load_end"] >= 0 and result["seconds"] > 0
     targets = {t["target"]: t for t in result["targets"]}
-    assert len(targets) == 10
+    assert len(targets) == 13
     users = {name for name in targets if name.startswith("20 users")}
-    assert users == {"20 users answer p95", "20 users answer p95, after 10 s"}
+    assert users == {"20 users answer p95", "20 users answer p95, after 10 s", "20 users answer p95, sentences kept"}
     assert all(targets[name]["met"] is None for name in users)  # --users 0: not measured
     assert all(isinstance(t["met"], bool) for name, t in targets.items() if name not in users)
     assert targets["cold search"]["met"] is (paperbot["cold_search_s"] <= 2.0)
@@ -117,3 +123,4 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
     assert f"({tutorial['chunks']:,} chunks)" in table
     assert f"search p50 / p95, {large['papers']} papers, warm |" in table
     assert "not run: chat users (--users 0)" in table
+    assert f"the abstracts' {kept['sentences']['sentences']:,} sentences kept (`ingest --sentences`" in table

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from bot.eval.report import EvalReport
     from bot.progress import Progress
     from bot.settings import Settings
-    from bot.types import IngestReport, Paper
+    from bot.types import IngestReport, Paper, SentenceReport
 
 
 def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
@@ -107,6 +107,17 @@ def ingest(
         follow_symlinks=follow_symlinks,
         where=pipeline.RecordFilter(where) if where else None,
         say=say,
+    )
+
+
+def keep_sentences(app: App, progress: Progress | None = None) -> SentenceReport:
+    """`ingest --sentences`: embed and keep every stored abstract's sentences that have no kept vector yet
+    (ingest.sentences); progress on stderr unless `progress` is given."""
+    from bot.progress import reporter
+    from ingest import sentences
+
+    return sentences.keep(
+        app.papers(), app.store.sentences(), app.embedder.exact, progress or reporter(what="sentences")
     )
 
 

@@ -10,7 +10,17 @@ import os
 from typing import Any
 
 from bot.render.why import why_json
-from bot.types import Answer, IngestReport, Paper, ReadingList, SearchResult, SimilarResult, Source, TriageResult
+from bot.types import (
+    Answer,
+    IngestReport,
+    Paper,
+    ReadingList,
+    SearchResult,
+    SentenceReport,
+    SimilarResult,
+    Source,
+    TriageResult,
+)
 
 
 def source_dict(source: Source) -> dict[str, Any]:
@@ -73,9 +83,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
 
 
-def ingest_json(report: IngestReport) -> dict[str, Any]:
-    """The `ingest --json` object."""
-    return {
+def ingest_json(report: IngestReport, sentences: SentenceReport | None = None) -> dict[str, Any]:
+    """The `ingest --json` object; with `--sentences`, also what that did."""
+    out: dict[str, Any] = {
         "papers": report.papers,
         "added": report.added,
         "updated": report.updated,
@@ -85,6 +95,13 @@ def ingest_json(report: IngestReport) -> dict[str, Any]:
         "filtered_out": report.filtered_out,
         "seconds": report.seconds,
     }
+    if sentences is not None:
+        out["sentences"] = {
+            "sentences": sentences.sentences,
+            "embedded": sentences.embedded,
+            "seconds": sentences.seconds,
+        }
+    return out
 
 
 def triage_json(result: TriageResult) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.render.answer import UNSUPPORTED_NOTE, followup_line, mark_unsupported
 from bot.render.why import score_parts
 from bot.text.wording import plural
-from bot.types import Answer, IngestReport, ReadingList, SearchResult, SimilarResult, TriageResult
+from bot.types import Answer, IngestReport, ReadingList, SearchResult, SentenceReport, SimilarResult, TriageResult
 
 # Characters a terminal acts on instead of showing: C0 and C1 controls (but tab, newline and the
 # carriage return progress lines use), DEL, and bidirectional overrides. Stored text can hold them
@@ -32,6 +32,14 @@ def ingest_line(report: IngestReport) -> str:
         + (f", {report.merged} merged into papers they are versions of" if report.merged else "")
         + (f", {report.filtered_out:,} left out by --where" if report.filtered_out else "")
         + f" ({report.seconds:.1f} s)"
+    )
+
+
+def sentences_line(report: SentenceReport) -> str:
+    """Example: 'sentences: 420 of the abstracts' sentences kept for answers, 420 embedded now (14.2 s)'"""
+    return (
+        f"sentences: {report.sentences:,} of the abstracts' sentences kept for answers, "
+        f"{report.embedded:,} embedded now ({report.seconds:.1f} s)"
     )
 
 

@@ -40,6 +40,11 @@ class StorePaths:
         return self.folder / "lexical"
 
     @property
+    def sentences(self) -> Path:
+        """The SQLite file of abstract sentences' vectors (bot.store.sentences), a cache for answers."""
+        return self.folder / "sentence-vectors.sqlite"
+
+    @property
     def lock(self) -> Path:
         """The write lock an ingest holds."""
         return self.folder / "write.lock"

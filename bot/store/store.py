@@ -35,6 +35,7 @@ from bot.store.nearest import NearestVectors
 from bot.store.paths import StorePaths
 from bot.store.registry import Registry
 from bot.store.rows import read_many
+from bot.store.sentences import SentenceVectors, sentence_table
 from bot.store.vectors import CachedRows, ChunkVectors, VectorCache, release_memory
 from bot.text import chunking
 from bot.types import Chunk, Paper
@@ -94,6 +95,7 @@ class Store:
         self._storage = storage
         self._followed = -float("inf")  # when a client of a server last compared its registry with the server's records
         self._migrated = False  # whether this store's registry is known to be lined up with paper records
+        self._sentences: SentenceVectors | None = None
         self._adopt(embed, chunk)
         self.vectors.refuse(self._mismatch(cached=True))
 
@@ -611,9 +613,17 @@ class Store:
             found.update({cid: chunks[i].text for cid, i in positions if i < len(chunks)})
         return found
 
+    def sentences(self) -> SentenceVectors:
+        """The kept vectors of abstract sentences (bot.store.sentences), in the folder readers save into."""
+        if self._sentences is None:
+            self._sentences = SentenceVectors(self.saves.sentences, sentence_table(self.embed))
+        return self._sentences
+
     def close(self) -> None:
-        """Close the registry's connection (the lists share it)."""
+        """Close the registry's connection (the lists share it) and the sentence vectors' file."""
         self.registry.close()
+        if self._sentences is not None:
+            self._sentences.close()
 
 
 class _Changes:
