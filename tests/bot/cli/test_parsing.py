@@ -206,7 +206,11 @@ def test_a_misspelt_option_is_named_with_the_nearest(
         (["search", "x", "y"], "paperbot search", "got unexpected extra argument (y)"),
         (["search", "x", "--json=yes"], "paperbot search", "option '--json' does not take a value"),
         (["search", "x", "--k"], "paperbot search", "option '--k' requires an argument"),
-        (["ingest", "--s"], "paperbot ingest", "option --s is ambiguous: it could be --skip-bad or --store"),
+        (
+            ["ingest", "--s"],
+            "paperbot ingest",
+            "option --s is ambiguous: it could be --sentences or --skip-bad or --store",
+        ),
         (
             ["export", "--list", "l"],
             "paperbot export",
