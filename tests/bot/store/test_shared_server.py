@@ -118,3 +118,28 @@ def test_a_client_killed_mid_ingest_leaves_the_server_completable(
         p.label for p in Paperbot(seeded_store).papers().values()
     )
     assert not StorePaths(tmp_path / "other").chroma.exists()
+
+
+def test_kept_sentences_stay_in_the_client_folder_and_change_no_answer(
+    chroma_servers: Callable[[str], Any],
+    tmp_path: Path,
+    write_abstracts: Callable[..., Path],
+    small_abstracts: dict[str, str],
+    run_cli: Callable[..., Any],
+) -> None:
+    """`ingest --sentences` against a server keeps the vectors in that client's folder (a cache it can
+    rebuild); another client with an empty folder gets the same answer, embedding the sentences itself."""
+    server = chroma_servers("kept")
+    alice = ("--store", tmp_path / "alice", "--chroma-url", server.url)
+    bob = ("--store", tmp_path / "bob", "--chroma-url", server.url)
+    source = write_abstracts(tmp_path / "a" / "papers.txt", list(small_abstracts.values()))
+    done = run_cli("ingest", source, "--sentences", "--json", *alice)
+    assert done.code == 0, done.err
+    kept = done.json()["sentences"]
+    assert kept["sentences"] == kept["embedded"] > len(small_abstracts)
+    assert StorePaths(tmp_path / "alice").sentences.is_file()
+    question = "How are penguins counted in drone images?"
+    answers = [run_cli("ask", question, "--json", *who) for who in (alice, bob)]
+    assert all(a.code == 0 for a in answers), [a.err for a in answers]
+    assert answers[0].json()["answer"] == answers[1].json()["answer"]
+    assert not StorePaths(tmp_path / "bob").sentences.exists()  # Bob embeds them; nothing is kept for him
