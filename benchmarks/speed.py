@@ -350,7 +350,9 @@ class SetAside:
     measured, and put back after."""
 
     def __init__(self, store: Path) -> None:
-        self.path = store / "sentence-vectors.sqlite"
+        from bot.store.paths import StorePaths
+
+        self.path = StorePaths(store).sentences
         self.aside = self.path.with_name(self.path.name + ".aside")
 
     def __enter__(self) -> SetAside:

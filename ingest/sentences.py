@@ -35,7 +35,7 @@ def keep(
         -> SentenceReport(sentences=420, embedded=420, seconds=...); run again -> embedded=0
     """
     started = time.perf_counter()
-    texts = list(dict.fromkeys(s for paper in papers.values() for s in sentences.split(paper.display)))
+    texts = list(dict.fromkeys(s for paper in papers.values() for s in sentences.paper_sentences(paper)))
     todo = kept.missing(texts)
     if progress:
         progress(0, len(todo))

@@ -63,7 +63,7 @@ def embed_ahead(embed: Embed, questions: list[str], hits: list[Hit]) -> None:
 
 def sentence_texts(hit: Hit) -> list[str]:
     """The paper's sentences as `scored` reads and embeds them (and `embed_ahead` embeds them before)."""
-    return sentences.split(hit.paper.display)
+    return sentences.paper_sentences(hit.paper)
 
 
 def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> list[Pick]:

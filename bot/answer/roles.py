@@ -11,7 +11,7 @@ It reads one abstract's sentences; it does not score them against a question.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 PROBLEM, CONTRIBUTION, METHOD, FINDING = "problem", "contribution", "method", "finding"
 
@@ -102,9 +102,10 @@ def _finds(source: str) -> bool:
     Example: _finds("CURE gates updates by alignment, reducing impact on aligned data.") -> False;
     _finds("CURE reduces forgetting on MuJoCo.") -> True"""
     # "... whether deviating would yield a gain", "... designed to improve ...": what a step is for, not a result
-    cues = [m for m in _FINDING.finditer(source) if not _AIM.search(source, 0, m.start())]
+    found = list(_FINDING.finditer(source))
+    cues = [m for m in found if not _AIM.search(source, 0, m.start())]
     if not cues:
-        return bool(_NUMBER.search(source)) and any(_FINDING.finditer(source))
+        return bool(found) and bool(_NUMBER.search(source))
     purposes = [m.start() for m in _PURPOSE.finditer(source)]
     if not purposes or _NUMBER.search(source):
         return True
@@ -245,6 +246,7 @@ def read(texts: list[str], name: str | None = None) -> list[Sentence]:
         else:
             role = FINDING if _finds(source) else METHOD
         explains = bool(_CAUSE.search(source))
-        sentence = Sentence(i, text, source, role, leans_back(text), len(_NUMBER.findall(source)), explains)
-        out.append(replace(sentence, points=points_back(text)) if not sentence.leans_back else sentence)
+        leaning = leans_back(text)
+        points = not leaning and points_back(text)  # one leaning back already needs the sentence before it
+        out.append(Sentence(i, text, source, role, leaning, len(_NUMBER.findall(source)), explains, points))
     return out

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from bot.types import Paper
+
 # Words after which a period does not end a sentence.
 _ABBREVIATIONS = {
     "e.g",
@@ -96,3 +98,9 @@ def _ends_with_abbreviation(candidate: str) -> bool:
         return True
     # A single capital letter is an initial ("J. Smith"), not the end of a sentence.
     return len(last) == 1 and last.isalpha()
+
+
+def paper_sentences(paper: Paper) -> list[str]:
+    """The paper's sentences as answers read and embed them (bot.answer.picks) and `ingest --sentences`
+    keeps their vectors (ingest.sentences): its display text, split."""
+    return split(paper.display)
