@@ -445,8 +445,10 @@ def label_position(text: str, label: str) -> int | None:
 
     Example: label_position("how does ASCPO differ from Cal-SPI?", "cal-spi") -> 27
     """
-    label = label.lower()
-    found = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text.lower()) if len(label) >= 3 else None
+    label, text = label.lower(), text.lower()
+    if len(label) < 3 or label not in text:  # most labels are not in the question: no pattern to compile
+        return None
+    found = re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", text)
     return found.start() if found else None
 
 

@@ -6,6 +6,7 @@ gradio here; it takes the core's ask callables and is tested without a browser.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +89,28 @@ def chat_stream(
         yield Turn([*asked, assistant_message(BUG_REPLY)], None)
         return
     yield Turn([*asked, assistant_message(reply_markdown(answer))], markup.citations_html(answer), answer)
+
+
+def throttled(
+    turns: Iterator[Turn], every: float, clock: Callable[[], float] = time.monotonic
+) -> Iterator[tuple[Turn, bool]]:
+    """`turns` paired with whether each is the last, with the reply so far at most once per `every`
+    seconds, counted from the first piece: each update goes to the browser whole, so the pieces of
+    an extractive answer, all written before the first one arrives, show once, as the finished
+    answer, and a model's tokens a few at a time. The last Turn always comes.
+    Example: pieces at 0.00, 0.01, 0.02 s, the answer at 0.03 s, every 0.1 -> only (answer Turn, True)
+    """
+    since, latest = None, None
+    for turn in turns:
+        now = clock()
+        if since is None:
+            since = now
+        elif turn.answer is None and turn.panel is None and now - since >= every:
+            yield turn, False
+            since = now
+        latest = turn
+    if latest is not None:
+        yield latest, True
 
 
 def chat_turn(question: str, history: list[Message], ask: Ask, previous: Answer | None = None) -> Turn:

@@ -15,7 +15,7 @@ from bot.render import html as markup
 from bot.render import messages
 from bot.text.clean import clean
 from bot.types import Answer
-from bot.ui.chat import Ask, AskStream, Message, chat_stream, citation_choices, user_message
+from bot.ui.chat import Ask, AskStream, Message, chat_stream, citation_choices, throttled, user_message
 from bot.ui.seeds import PaperCount, SeedLoader, seeded, seeded_stream
 
 if TYPE_CHECKING:
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from bot.ui.build import Widgets
 
 log = logging.getLogger(__name__)
+
+# Seconds between updates of a reply being written (bot.ui.chat.throttled): a model's tokens arrive a
+# few at a time; an extractive answer's sentences all at once, after it is composed and checked.
+STREAM_EVERY = 0.1
 
 
 def _asked(question: object) -> str:
@@ -93,8 +97,9 @@ def register_chat_events(
 
         stream = seeded_stream(ask_stream, loader, gradio_progress(progress))
         turn = None
-        for turn in chat_stream(question, history, stream, previous, generator or None):
-            if turn.answer is None and turn.panel is None:  # the reply so far (or, last, an error)
+        # The reply so far at most every STREAM_EVERY seconds (see `throttled`), then the last Turn.
+        for turn, last in throttled(chat_stream(question, history, stream, previous, generator or None), STREAM_EVERY):
+            if not last:
                 yield turn.history, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         assert turn is not None, "chat_stream always ends with a Turn"
         panel = turn.panel if turn.panel is not None else gr.skip()

@@ -28,7 +28,7 @@ from bot.render.messages import EMPTY_QUESTION_REPLY, error_reply
 from bot.settings import Settings
 from bot.types import Answer, IngestReport
 from bot.ui.build import build
-from bot.ui.chat import AskStream, Turn, chat_stream, chat_turn, citation_choices, reply_markdown
+from bot.ui.chat import AskStream, Turn, chat_stream, chat_turn, citation_choices, reply_markdown, throttled
 from bot.ui.seeds import SeedLoader, after_seeds, seeded, seeded_stream
 from bot.ui.serve import library_of
 from bot.ui.views import list_choices
@@ -247,6 +247,35 @@ def _chat(streaming: tuple[Paperbot, SeedLoader], question: str, **options: obje
     assert loader.report is not None and loader.report.added == 3  # the seeds went in, once
     assert bot.paper_count() == 3
     return turns
+
+
+def _timed(arrivals: list[tuple[float, Turn]]) -> tuple[Iterator[Turn], Callable[[], float]]:
+    """Turns that arrive at the given seconds, and the clock they arrive by."""
+    now = [0.0]
+
+    def turns() -> Iterator[Turn]:
+        for at, turn in arrivals:
+            now[0] = at
+            yield turn
+
+    return turns(), lambda: now[0]
+
+
+def test_a_reply_is_shown_at_most_every_so_often_and_always_finished() -> None:
+    pieces = [Turn([{"role": "assistant", "content": "A" * n}], None) for n in range(1, 8)]
+    answer = Answer("Q?", "A.", False, (), ())
+    done = Turn([{"role": "assistant", "content": "A."}], "<panel>", answer)
+    # An extractive answer: its pieces all come at once after it is written, then the answer.
+    turns, clock = _timed([(1.5, pieces[0]), (1.5001, pieces[1]), (1.5002, pieces[2]), (1.5003, done)])
+    assert list(throttled(turns, 0.1, clock)) == [(done, True)]
+    # A model's tokens every 40 ms: the text so far about every 0.1 s, the latest each time, then the answer.
+    turns, clock = _timed([(0.04 * (n + 1), p) for n, p in enumerate(pieces)] + [(0.3, done)])
+    assert list(throttled(turns, 0.1, clock)) == [(pieces[3], False), (pieces[6], False), (done, True)]
+    # An error reply ends the stream: shown last, whatever was shown before it.
+    error = Turn([{"role": "assistant", "content": "Sorry"}], None)
+    turns, clock = _timed([(0.0, pieces[0]), (0.5, error)])
+    assert list(throttled(turns, 0.1, clock))[-1] == (error, True)
+    assert list(throttled(iter([]), 0.1)) == []
 
 
 @pytest.mark.slow
