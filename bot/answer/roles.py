@@ -102,6 +102,8 @@ def _finds(source: str) -> bool:
     Example: _finds("CURE gates updates by alignment, reducing impact on aligned data.") -> False;
     _finds("CURE reduces forgetting on MuJoCo.") -> True"""
     # "... whether deviating would yield a gain", "... designed to improve ...": what a step is for, not a result
+    if _SCOPE.search(source) and not _NUMBER.search(source):
+        return False  # "Most of the results focus on the soft case": where the results are, not what they are
     found = list(_FINDING.finditer(source))
     cues = [m for m in found if not _AIM.search(source, 0, m.start())]
     if not cues:
@@ -112,6 +114,12 @@ def _finds(source: str) -> bool:
     return any(m.start() < purposes[0] for m in cues)
 
 
+# What the results or experiments are about, not what they found: "Most of the results focus on X".
+_SCOPE = re.compile(
+    r"\b(?:results?|experiments?|analys[ie]s|evaluations?|study|studies)\s+(?:\w+ly\s+)?"
+    r"(?:focus(?:es|ed)?|concentrat(?:e|es|ed)|cent(?:er|re)(?:s|d)?)\s+on\b",
+    re.IGNORECASE,
+)
 # A modal or "to" just before a finding's word: "would yield", "to improve", "can reduce".
 _AIM = re.compile(r"\b(?:would|could|might|must|should|to)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
 

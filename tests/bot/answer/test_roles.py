@@ -430,3 +430,15 @@ def test_further_with_a_comma_only_links_the_sentence() -> None:
     text = roles.stand_alone("Further, the temporal pattern of spending is front-loaded: overrides peak on Mondays.")
     assert text.startswith("The temporal pattern") and not roles.leans_back(text)
     assert roles.leans_back(roles.stand_alone("Further theoretical analyses shed new light on coverage."))
+
+
+def test_where_the_results_lie_is_not_what_they_found() -> None:
+    """h20: CS-DICE's "Most of the results focus on the soft reverse-KL case, ..." was read as a finding
+    ("results") and answered "what's the difference?" in place of what CS-DICE recovers."""
+    texts = [
+        "We propose CS-DICE, a DICE variant that regularizes toward a coherent slice.",
+        "Most of the results focus on the soft reverse-KL case, where the selector changes the reference.",
+        "Our experiments mainly concentrate on MuJoCo, where CS-DICE improves return by 12%.",
+        "Controlled examples show that pooled references collapse, while CS-DICE recovers high return policies.",
+    ]
+    assert [s.role for s in roles.read(texts, "CS-DICE")] == ["contribution", "method", "finding", "finding"]
