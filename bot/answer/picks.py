@@ -243,14 +243,16 @@ def opening(chosen: list[Pick]) -> list[Pick]:
     return out
 
 
-def with_finding(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings) -> list[Pick]:
+def with_finding(chosen: list[Pick], picks: list[Pick], settings: AnswerSettings, measured: bool = False) -> list[Pick]:
     """`chosen` and, when none of it says what the paper found, its finding that says most (numbers counting
-    for more): a researcher's summary of a paper names it, says what it proposes and what it found.
+    for more): a researcher's summary of a paper names it, says what it proposes and what it found. With
+    `measured`, only a finding from experiments counts (that a way works), not a bound it proves.
     Example: [contribution, method] -> [contribution, method, "... improves accuracy by 5% on X"]"""
     if any(p.sentence.role == roles.FINDING for p in chosen):
         return chosen
     have = {p.sentence.position: p for p in chosen}
-    best = best_finding(_usable(picks, settings), set(have), settings)
+    usable = [p for p in _usable(picks, settings) if not measured or roles.measured(p.sentence.source)]
+    best = best_finding(usable, set(have), settings)
     if best is None:
         return chosen
     have[best.sentence.position] = best

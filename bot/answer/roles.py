@@ -87,6 +87,19 @@ _THEORY = re.compile(
 )
 
 
+# What a paper proves rather than measures: "Our main theoretical result is a PAC-Bayesian bound ...".
+_PROOF = re.compile(r"\b(?:theor\w*|bounds?|guarantee\w*|prov(?:e|es|ed|en|ably|able)|certif\w*|lemma|theorem)\b", re.I)
+
+
+def measured(source: str) -> bool:
+    """Whether a finding reports what was measured (experiments, numbers) rather than what was proved.
+
+    Example: measured("STARE outperforms DAPO by 4% on AIME24.") -> True;
+    measured("Our main theoretical result is an excess-risk bound.") -> False
+    """
+    return not _PROOF.search(source)
+
+
 def theory(source: str) -> bool:
     """Whether a sentence states what the paper proves about its method rather than how the method works.
 

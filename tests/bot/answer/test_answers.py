@@ -175,7 +175,18 @@ def test_the_composer_follows_its_settings_not_numbers_of_its_own(seeded_bot):
 
     default = cited()
     assert len(default) > len(set(default))  # the best paper says more than one thing
-    assert len(cited(lead_sentences=1)) == len(set(default))  # one sentence a paper
+    # How one particular method works (no finding joins, compose._seeks_a_way): lead_sentences of it.
+    particular = "How does the offline RL unlearning method decide how strongly to suppress each trajectory?"
+    found = seeded_bot.search(particular, k=10)
+    sentences = [
+        len(
+            Composer(seeded_bot.embed, settings.model_copy(update={"lead_sentences": n}))
+            .compose(particular, found)
+            .sentences
+        )
+        for n in (1, 3)
+    ]
+    assert sentences[0] == 1 < sentences[1]
     assert set(cited(summary_papers=1)) == {default[0]}
     assert set(cited(paper_floor=1.0)) == {default[0]}  # only the best paper reaches the best's score
     assert len(set(cited(paper_floor=0.0))) >= len(set(default))
@@ -392,3 +403,18 @@ def test_a_further_paper_says_what_answers_beside_what_it_proposes(seeded_bot):
     further = said()
     assert len(further) == 2 and "deep Q-learning" in further[1]
     assert said(other_sentences=1) == further[:1]  # its contribution only
+
+
+def test_asked_for_a_way_the_answer_says_that_the_way_works(seeded_bot):
+    """Round 46: asked for a way to do something, the paper found for it says how it works and what that
+    achieved; asked how a paper it names or describes does something, its results are padding."""
+    finding = "delivers 8–19% end-to-end training speedup"
+    way = seeded_bot.ask("My RL run diverges when rollouts are generated in FP4, how do I fix that?")
+    assert way.citations[0].paper.label == "CPA" and finding in way.markdown
+    for question in (
+        "How does CPA keep FP4 rollouts stable?",
+        "How does the low-precision RL regularizer keep the FP4 rollouts stable?",
+    ):
+        answer = seeded_bot.ask(question)
+        assert answer.citations[0].paper.label == "CPA" and "Cross-Precision Alignment" in answer.markdown
+        assert finding not in answer.markdown

@@ -442,3 +442,19 @@ def test_where_the_results_lie_is_not_what_they_found() -> None:
         "Controlled examples show that pooled references collapse, while CS-DICE recovers high return policies.",
     ]
     assert [s.role for s in roles.read(texts, "CS-DICE")] == ["contribution", "method", "finding", "finding"]
+
+
+def test_a_finding_that_a_way_works_is_measured_not_proved() -> None:
+    """Round 47: asked for a way to do something, the answer adds what the way achieved in experiments; NCTS's
+    "main theoretical result is a PAC-Bayesian bound" is what it proves, not that it works."""
+    assert roles.measured("On AIME24 and AIME25, STARE outperforms DAPO by 4%-8% in average accuracy.")
+    assert not roles.measured("Our main theoretical result is a causal PAC-Bayesian excess-risk bound.")
+    texts = [
+        "We propose NCTS, a Thompson sampling method for nested bandits.",
+        "Our main theoretical result is an excess-risk bound that certifies deployment policies.",
+        "Experiments show NCTS transfers better zero-shot.",
+    ]
+    scored = _scored(roles.read(texts, "NCTS"), [0.6, 0.5, 0.2])
+    settings = AnswerSettings()
+    assert [p.sentence.position for p in picks.with_finding(scored[:1], scored, settings)] == [0, 1]
+    assert [p.sentence.position for p in picks.with_finding(scored[:1], scored, settings, measured=True)] == [0, 2]
