@@ -148,6 +148,9 @@ _CONNECTIVE = re.compile(
     r"motivated by (?:this|these|it|that|them)(?: \w+)?|"
     r"inspired by (?:this|these|it|that|them)(?: \w+)?|"
     r"(?:and )?(?:perhaps )?(?:surprisingly|interestingly|remarkably|strikingly)|"
+    # "Using this dataset,", "To equip the model with these capabilities,": what an earlier sentence made
+    r"(?:using|leveraging|with|given|based on|equipped with) (?:this|these|such)(?: [\w-]+){1,3}|"
+    r"to [a-z]+(?: [\w-]+){0,4} (?:this|these|such|those)(?: [\w-]+){1,2}|"
     r"(?:first|second|third|fourth|next|then|lastly)(?:ly)?)\s*,\s+",
     re.IGNORECASE,
 )

@@ -52,6 +52,19 @@ def test_a_sentence_naming_the_paper_wins_among_several_that_propose() -> None:
             "To mitigate the longstanding challenges, e.g., reward sparsity, we propose X.",
         ),
         ("Reinforcement learning is widely used.", "Reinforcement learning is widely used."),
+        # h03, h12 (round 49): what an earlier sentence made, pointed at by the opener
+        (
+            "Using this dataset, they further propose CURE, a coupled RL method.",
+            "They further propose CURE, a coupled RL method.",
+        ),
+        (
+            "To equip the model with these capabilities, they construct a video anomaly dataset.",
+            "They construct a video anomaly dataset.",
+        ),
+        (
+            "Using a small dataset, we train a model that works well.",
+            "Using a small dataset, we train a model that works well.",
+        ),
     ],
 )
 def test_linking_openers_are_dropped_only_when_the_rest_stands_alone(sentence: str, alone: str) -> None:
