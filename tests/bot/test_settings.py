@@ -74,6 +74,7 @@ NOT_TUNING = {
     ("ingest/identity.py", "_SHARED_WORDS"): "a cheap filter before storage.same_paper_similarity decides: "
     "versions of a paper share about 0.8 of their distinct words, so 0.5 turns none away",
     ("ingest/structured.py", "PROGRESS_EVERY"): "how often a long read says how far it got: not a quality knob",
+    ("bot/ui/events.py", "STREAM_EVERY"): "how often a reply being written is sent to the browser: not a quality knob",
 }
 
 
