@@ -53,9 +53,9 @@ _COMPARING = frozenset(
         "ways",
     }
 )
-# A comparison asking about the papers' results: "how do their gains compare?", "which performs better?"
 # "How does the offline RL unlearning method decide ...?": how one particular thing works.
 _THIS_ONE = re.compile(r"\s*how\s+(?:does|do|did|is|are|can|could|would)\s+(?:the|this|that|these|its|their)\b", re.I)
+# A comparison asking about the papers' results: "how do their gains compare?", "which performs better?"
 _RESULTS = re.compile(
     r"\b(?:gains?|results?|perform\w*|outperform\w*|accura\w*|better|worse|improv\w*|speed-?ups?|faster|"
     r"slower|benchmarks?|scores?|numbers?|experiments?|empirical\w*|win|wins|beats?)\b",
