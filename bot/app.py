@@ -103,7 +103,15 @@ class Paperbot:
 
     def triage(self, topic: str) -> TriageResult:
         """Every paper about `topic`, scored over the whole corpus, with reasons and themes."""
-        return triage_stage.triage(self.store.corpus(), topic, self.embed, self.store.chunk_texts, self.settings.triage)
+        # the topic embedded as a question is (acronyms spelled out), so the chat and triage agree
+        spelled = self.retriever().query_text
+        return triage_stage.triage(
+            self.store.corpus(),
+            topic,
+            lambda texts: self.embed([spelled(t) for t in texts]),
+            self.store.chunk_texts,
+            self.settings.triage,
+        )
 
     def resolve(self, refs: list[str]) -> list[Paper]:
         """The stored papers named by ids, id prefixes, source ids, labels or titles (unknown ones raise)."""

@@ -1,10 +1,11 @@
 """`paperbot ingest --sentences`: every stored abstract's sentences embedded once and kept, so answers need not.
 
-An answer embeds every sentence of the papers it weighs (bot.answer.picks), most of its time on a large
-store. After the ingest, this embeds the sentences that have no kept vector yet, in float32 as answers
-do, a slice at a time, and keeps each slice's vectors in one transaction (bot.store.sentences): a run
-that is stopped keeps what it finished, and the next run embeds only the rest. Answers are the same
-with or without the kept vectors, only sooner.
+An answer embeds every sentence of the papers it weighs (bot.answer.picks) and, to check itself, the
+title of each paper it cites (bot.answer.check), most of its time on a large store. After the ingest,
+this embeds the sentences and titles that have no kept vector yet, in float32 as answers do, a slice at
+a time, and keeps each slice's vectors in one transaction (bot.store.sentences): a run that is stopped
+keeps what it finished, and the next run embeds only the rest. Answers are the same with or without the
+kept vectors, only sooner.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ SLICE = 1024
 def keep(
     papers: Mapping[str, Paper], kept: SentenceVectors, embed: Embed, progress: Progress | None = None
 ) -> SentenceReport:
-    """Embed and keep the sentences of `papers` that `kept` lacks; report how many there are and took how long.
+    """Embed and keep the sentences (and titles) of `papers` that `kept` lacks; report how many there are
+    and how long it took.
 
     Example: keep(store.papers(), store.sentences(), embedder.exact) on the seeds
         -> SentenceReport(sentences=420, embedded=420, seconds=...); run again -> embedded=0
     """
     started = time.perf_counter()
-    texts = list(dict.fromkeys(s for paper in papers.values() for s in sentences.paper_sentences(paper)))
+    texts = list(dict.fromkeys(s for paper in papers.values() for s in sentences.compared(paper)))
     todo = kept.missing(texts)
     if progress:
         progress(0, len(todo))

@@ -242,7 +242,7 @@ def _taken(
 
 def _units(paper: Paper) -> list[str]:
     """What a sentence is compared with: the title and each sentence of the abstract."""
-    return ([paper.title] if paper.title else []) + splitter.split(paper.display)
+    return splitter.compared(paper)
 
 
 def _clauses(text: str, valid: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:

@@ -36,9 +36,9 @@ def ingest_line(report: IngestReport) -> str:
 
 
 def sentences_line(report: SentenceReport) -> str:
-    """Example: 'sentences: 420 of the abstracts' sentences kept for answers, 420 embedded now (14.2 s)'"""
+    """Example: 'sentences: 420 of the abstracts' sentences and titles kept for answers, 420 embedded now (14.2 s)'"""
     return (
-        f"sentences: {report.sentences:,} of the abstracts' sentences kept for answers, "
+        f"sentences: {report.sentences:,} of the abstracts' sentences and titles kept for answers, "
         f"{report.embedded:,} embedded now ({report.seconds:.1f} s)"
     )
 

@@ -72,8 +72,7 @@ class Retriever:
         parsed = [as_query(q) for q in queries]
         if not self._papers or not self.corpus.paper_ids:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
-        expand = self._settings.expand_acronyms
-        vectors = self._embed([self._lexical.expand(q.text) if expand else q.text for q in parsed])
+        vectors = self._embed([self.query_text(q.text) for q in parsed])
         bm25 = [self._bm25(q) for q in parsed]
         # Searched through Chroma's index, the best BM25 papers are dense candidates too.
         extra = self.corpus.vectors.lexical
@@ -84,6 +83,11 @@ class Retriever:
             self._rank(q, vector, scores, row, k or self._settings.k, allowed)
             for q, vector, scores, row in zip(parsed, vectors, bm25, dense, strict=True)
         ]
+
+    def query_text(self, text: str) -> str:
+        """What is embedded for `text`: with its acronyms spelled out as the corpus defines them, when
+        `expand_acronyms` is set. Example: 'offline RL' -> 'offline RL (reinforcement learning)'"""
+        return self._lexical.expand(text) if self._settings.expand_acronyms else text
 
     def _bm25(self, query: Query) -> np.ndarray:
         """Every paper's BM25 score for `query`, in `corpus.paper_ids` order."""

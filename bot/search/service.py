@@ -54,8 +54,9 @@ class SearchService:
         """The papers each text is about, cut as triage cuts (bot.search.relevance): what an answer may cite."""
         if not texts:
             return []
-        corpus = self.retriever().corpus
-        vectors = self.embed(texts)
+        retriever = self.retriever()
+        corpus = retriever.corpus
+        vectors = self.embed([retriever.query_text(t) for t in texts])
         return [relevant(corpus, text, vector, self.triage) for text, vector in zip(texts, vectors, strict=True)]
 
     def topics(self, most: int, sample: int | None = None) -> list[tuple[str, int]]:

@@ -104,3 +104,9 @@ def paper_sentences(paper: Paper) -> list[str]:
     """The paper's sentences as answers read and embed them (bot.answer.picks) and `ingest --sentences`
     keeps their vectors (ingest.sentences): its display text, split."""
     return split(paper.display)
+
+
+def compared(paper: Paper) -> list[str]:
+    """What an answer's sentence citing the paper is compared with (bot.answer.check), every text of it an
+    answer embeds and `ingest --sentences` keeps: its title, when it has one, and its sentences."""
+    return ([paper.title] if paper.title else []) + paper_sentences(paper)

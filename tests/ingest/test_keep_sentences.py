@@ -14,7 +14,9 @@ from bot import embedder
 from bot.app import Paperbot
 from bot.cli import wiring
 from bot.settings import Settings
+from bot.store.sentences import SentenceVectors
 from bot.text import sentences
+from bot.types import Paper
 from ingest.sentences import keep
 
 QUESTIONS = [
@@ -77,9 +79,27 @@ def test_the_cli_reports_them(store_copy: Settings, run_cli: Callable[..., Any])
     assert first["sentences"] == first["embedded"] > 300
     again = run_cli("ingest", "--sentences", "--store", store)
     assert again.code == 0
-    assert (
-        f"sentences: {first['sentences']:,} of the abstracts' sentences kept for answers, 0 embedded now" in again.out
-    )
+    kept = f"sentences: {first['sentences']:,} of the abstracts' sentences and titles kept for answers, 0 embedded now"
+    assert kept in again.out
     plain = run_cli("ingest", "--json", "--store", store)
     assert "sentences" not in plain.json()
     assert wiring.keep_sentences(Paperbot(store_copy)).embedded == 0
+
+
+def test_a_papers_title_is_kept_too_since_checking_an_answer_compares_with_it(
+    tmp_path: Path, seeded_bot: Paperbot
+) -> None:
+    paper = Paper(
+        "p1",
+        "We propose Alpha for ranking. Alpha is fast.",
+        "We propose Alpha for ranking. Alpha is fast.",
+        "X",
+        "h1",
+        (),
+        title="Alpha: a fast method",
+    )
+    kept = SentenceVectors(tmp_path / "s.sqlite", "vectors_a")
+    report = keep({"p1": paper}, kept, seeded_bot.embedder.exact)
+    assert report.sentences == report.embedded == 3
+    assert kept.missing(["Alpha: a fast method", "We propose Alpha for ranking.", "Alpha is fast."]) == []
+    assert sentences.compared(paper) == ["Alpha: a fast method", "We propose Alpha for ranking.", "Alpha is fast."]
