@@ -104,13 +104,9 @@ class Paperbot:
     def triage(self, topic: str) -> TriageResult:
         """Every paper about `topic`, scored over the whole corpus, with reasons and themes."""
         # the topic embedded as a question is (acronyms spelled out), so the chat and triage agree
-        spelled = self.retriever().query_text
+        retriever = self.retriever()
         return triage_stage.triage(
-            self.store.corpus(),
-            topic,
-            lambda texts: self.embed([spelled(t) for t in texts]),
-            self.store.chunk_texts,
-            self.settings.triage,
+            retriever.corpus, topic, retriever.embed_queries, self.store.chunk_texts, self.settings.triage
         )
 
     def resolve(self, refs: list[str]) -> list[Paper]:

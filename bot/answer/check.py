@@ -105,7 +105,7 @@ class Checker:
         if not pairs:
             return []
         papers = {p.paper_id: p for _, p in pairs}
-        units = {pid: _units(p) for pid, p in papers.items()}
+        units = {pid: splitter.compared(p) for pid, p in papers.items()}  # the title and each sentence
         sources = sources or {}
 
         def embedded_as(claim: str, pid: str) -> str:
@@ -238,11 +238,6 @@ def _taken(
             claim, (n,) = clauses[0]
             out[(claim, listed[n].paper_id)] = source
     return out
-
-
-def _units(paper: Paper) -> list[str]:
-    """What a sentence is compared with: the title and each sentence of the abstract."""
-    return splitter.compared(paper)
 
 
 def _clauses(text: str, valid: tuple[int, ...]) -> list[tuple[str, tuple[int, ...]]]:

@@ -79,8 +79,9 @@ def above_cut(scored: TopicScores, settings: TriageSettings) -> tuple[Cut, np.nd
             f"{'is' if near.sum() == 1 else 'are'} relevant too"
         )
         cut = Cut(cut.method, cut.threshold, cut.explanation + also)
-    kept = _holding_enough(scored, above | near, settings)
-    left = int((above | near).sum() - kept.sum())
+    found = above | near
+    kept = _holding_enough(scored, found, settings)
+    left = int(found.sum() - kept.sum())
     if left:
         cut = Cut(
             cut.method,

@@ -72,7 +72,7 @@ class Retriever:
         parsed = [as_query(q) for q in queries]
         if not self._papers or not self.corpus.paper_ids:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
-        vectors = self._embed([self.query_text(q.text) for q in parsed])
+        vectors = self.embed_queries([q.text for q in parsed])
         bm25 = [self._bm25(q) for q in parsed]
         # Searched through Chroma's index, the best BM25 papers are dense candidates too.
         extra = self.corpus.vectors.lexical
@@ -83,6 +83,11 @@ class Retriever:
             self._rank(q, vector, scores, row, k or self._settings.k, allowed)
             for q, vector, scores, row in zip(parsed, vectors, bm25, dense, strict=True)
         ]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors of `texts` as a search embeds a question (`query_text`), through the embedder's cache:
+        the relevance cut and triage read the vector a search of the same text made."""
+        return self._embed([self.query_text(t) for t in texts])
 
     def query_text(self, text: str) -> str:
         """What is embedded for `text`: with its acronyms spelled out as the corpus defines them, when

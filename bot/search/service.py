@@ -55,8 +55,8 @@ class SearchService:
         if not texts:
             return []
         retriever = self.retriever()
+        vectors = retriever.embed_queries(texts)
         corpus = retriever.corpus
-        vectors = self.embed([retriever.query_text(t) for t in texts])
         return [relevant(corpus, text, vector, self.triage) for text, vector in zip(texts, vectors, strict=True)]
 
     def topics(self, most: int, sample: int | None = None) -> list[tuple[str, int]]:

@@ -418,7 +418,7 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
 
 
 def test_an_acronym_topic_is_embedded_spelled_out_as_a_search_embeds_it(seeded_bot: Paperbot) -> None:
-    """"OPE" alone is little like an abstract on off-policy evaluation; spelled out as the corpus defines it, the
+    """ "OPE" alone is little like an abstract on off-policy evaluation; spelled out as the corpus defines it, the
     Q-MMR paper is found beside the one defining the acronym, as the chat's relevance cut finds it."""
     labels = [p.paper.label for p in seeded_bot.triage("OPE").papers]
     assert "Q-MMR" in labels and "Integer allocation problem over context-action pairs" in labels
