@@ -319,7 +319,7 @@ def choose(
     numbers = intent in ("results", "summary", "compare")
 
     def fits(pick: Pick) -> bool:
-        return not pick.sentence.leans_back or pick.sentence.position - 1 in chosen
+        return not _needs_before(pick) or pick.sentence.position - 1 in chosen
 
     def answers(pick: Pick) -> float:
         return answering(pick, intent, settings)
@@ -350,7 +350,9 @@ def choose(
             break
         # the best answer leaning on its predecessor ("this limitation stems from ...") comes with it
         before = by_position.get(pick.sentence.position - 1)
-        joined = not fits(pick) and before is not None and not before.sentence.leans_back and len(chosen) + 2 <= count
+        # (a cause pointing at the problem it explains is one thought with it: the pair may pass `count` by one)
+        room = count + 1 if not pick.sentence.leans_back else count
+        joined = not fits(pick) and before is not None and not _needs_before(before) and len(chosen) + 2 <= room
         if not fits(pick) and not joined:
             continue
         # "how does X stay tractable?": a result saying none of its words is not how, nor, for a "how", any
@@ -369,6 +371,13 @@ def choose(
         chosen[pick.sentence.position] = pick
         answered |= pick.matched
     return [chosen[i] for i in sorted(chosen)]
+
+
+def _needs_before(pick: Pick) -> bool:
+    """Whether `pick` is shown only after the sentence before it: one leaning on it ("It then submits ..."), or
+    a statement of the problem pointing at what it said ("Our analysis reveals that this limitation stems
+    from ...", after "off-policy training often struggles to match on-policy training")."""
+    return pick.sentence.leans_back or (pick.sentence.points and pick.sentence.role == roles.PROBLEM)
 
 
 def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:

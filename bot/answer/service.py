@@ -256,7 +256,7 @@ def _users(query: Query, cut: Relevant, most: int) -> tuple[str, ...]:
     text is little like the name, and the cut alone would miss it. Example: topic 'mujoco' -> the papers
     whose abstracts say MuJoCo; topic 'safe reinforcement learning' -> ()"""
     names = {word.lower() for name in query.names for word in query_words(name)}
-    if not query.asks_for_list or not names or not set(query.topic.split()) <= names:
+    if not query.asks_for_list or not names or not set(query.topic.lower().split()) <= names:
         return ()
     return cut.holding[:most]
 

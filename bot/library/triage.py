@@ -15,14 +15,15 @@ import numpy as np
 
 from bot.errors import QueryError
 from bot.library import themes
-from bot.search.relevance import above_cut, score_topic
+from bot.search.relevance import above_cut, naming_all, score_topic
 from bot.settings import TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
 from bot.store.rows import read_many
 from bot.text import sentences
 from bot.text.terms import words
-from bot.types import Paper, TriagedPaper, TriageResult
+from bot.text.wording import plural
+from bot.types import Cut, Paper, TriagedPaper, TriageResult
 
 Embed = Callable[[list[str]], np.ndarray]
 ChunkTexts = Callable[[list[str]], dict[str, str]]
@@ -85,6 +86,13 @@ def triage(
     query = embed([topic])[0]
     scored = score_topic(corpus, topic, query, settings)
     cut, above = above_cut(scored, settings)
+    naming = naming_all(scored, topic) & ~above
+    if naming.any():
+        n = int(naming.sum())
+        verbs = ("names", "is") if n == 1 else ("name", "are")
+        also = f"{plural(n)} below it {verbs[0]} the topic and {verbs[1]} relevant too"
+        cut = Cut(cut.method, cut.threshold, f"{cut.explanation}; {also}")
+        above = above | naming
     ranked = np.argsort(-scored.score, kind="stable")
     keep = [int(i) for i in ranked if above[i]]
     texts = chunk_texts([c for c in (scored.best_chunks[i] for i in keep) if c])

@@ -22,6 +22,7 @@ from bot.settings import LexicalSettings
 from bot.store.lexterms import Definitions, Numbered, Terms, made_by, merged, vocabulary
 from bot.text import acronyms
 from bot.text.terms import (
+    base_names,
     pair_set,
     pair_tokens,
     query_pair_tokens,
@@ -81,6 +82,7 @@ class LexicalIndex:
         # An empty corpus has no index at all: no vocabulary, no scores.
         self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
         self._pair_vocab: dict[str, int] = getattr(pairs, "vocab_dict", None) or {}
+        self._built: dict[str, list[str]] = {}  # a base name -> the index terms built on it (_built_on)
         indptr = np.asarray(retriever.scores["indptr"]) if paper_ids else np.zeros(1)
         self._df = np.diff(indptr)  # documents containing each vocabulary term
         self._n = max(1, len(paper_ids))
@@ -234,6 +236,7 @@ class LexicalIndex:
         Example: coverage("safe GRPO", "... GRPO ...") -> (0.8, ('grpo',)) when 'grpo' is rare.
         """
         present = term_set(text)
+        names = base_names(query)
         total = found = 0.0
         matched: list[str] = []
         for word in dict.fromkeys(query_words(query)):
@@ -247,6 +250,7 @@ class LexicalIndex:
             if (
                 terms[0] in present
                 or all(t in present for t in terms[1:] or terms)
+                or (word in names and any(len(t) > len(word) and t.endswith(word) for t in present))
                 or (long_form and all(p in pair_set(text) for p in long_form))
             ):
                 found += weight
@@ -261,10 +265,13 @@ class LexicalIndex:
         so a whole corpus costs a few array ops.
         Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
         """
-        return self.presence_of(query_words(query))
+        return self.presence_of(query_words(query), base_names(query))
 
-    def presence_of(self, words: Iterable[str]) -> list[tuple[str, float, np.ndarray]]:
-        """`word_presence` for a query's content words (bot.query.Query.words)."""
+    def presence_of(
+        self, words: Iterable[str], names: frozenset[str] = frozenset()
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """`word_presence` for a query's content words (bot.query.Query.words); a word among `names`
+        (bot.text.terms.base_names) is also present where a word ending with it is ("MaMuJoCo")."""
         out: list[tuple[str, float, np.ndarray]] = []
         for word in dict.fromkeys(words):
             terms = word_tokens(word)
@@ -272,6 +279,8 @@ class LexicalIndex:
                 continue
             weight = max(self.idf(t) for t in terms) or self._unseen_idf
             whole = self._docs_with(terms[0])
+            for built in self._built_on(word) if word in names else ():
+                whole = whole | self._docs_with(built)
             parts = [self._docs_with(t) for t in terms[1:] or terms]
             both = np.logical_and.reduce(parts) if parts else whole
             long_form = [self._docs_with(p, pairs=True) for p in self.spelled_out(word)]
@@ -296,6 +305,12 @@ class LexicalIndex:
             if among is None or word in among:
                 found += weight * present
         return found / total if total > 0 else found
+
+    def _built_on(self, name: str) -> list[str]:
+        """The index terms ending with `name` and longer: names built on it. Example: 'mujoco' -> ['mamujoco']"""
+        if name not in self._built:
+            self._built[name] = [t for t in self._vocab if len(t) > len(name) and t.endswith(name)]
+        return self._built[name]
 
     def _docs_with(self, term: str, pairs: bool = False) -> np.ndarray:
         """Which papers contain an index term (or, with `pairs`, a word pair)."""

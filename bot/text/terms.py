@@ -44,6 +44,10 @@ _PHRASES = re.compile(
     r"in the context of|on top of|deals? with|dealing with|takes? into account|accounts? for)\b"
 )
 _VOWELS = frozenset("aeiouy")
+# A name with a capital after a small letter (MuJoCo, WebArena): others are built on it by a prefix,
+# "MaMuJoCo" for the multi-agent MuJoCo, so a word ending with it names it too.
+_INNER_CAPITAL = re.compile(r"(?<![\w-])[A-Za-z]*[a-z][A-Z][A-Za-z]*(?![\w-])")
+_BASE_NAME_LETTERS = 5  # shorter names end too many words by chance
 
 
 @lru_cache(maxsize=1)
@@ -78,6 +82,14 @@ def query_words(text: str) -> list[str]:
     Example: query_words("Which papers use GRPO as part of training?") -> ['grpo', 'training']
     """
     return [w for w in words(_PHRASES.sub(" ", text)) if w not in QUESTION_WORDS and w not in STOPWORDS]
+
+
+def base_names(text: str) -> frozenset[str]:
+    """The names in `text` that others are built on, lower case (see _INNER_CAPITAL).
+
+    Example: base_names("Runs on MuJoCo with GRPO and WebArena") -> frozenset({'mujoco', 'webarena'})
+    """
+    return frozenset(w.lower() for w in _INNER_CAPITAL.findall(text) if len(w) >= _BASE_NAME_LETTERS)
 
 
 def word_tokens(word: str) -> list[str]:

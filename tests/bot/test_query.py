@@ -274,8 +274,8 @@ def test_defines_tells_a_question_asking_what_something_is(text: str, asks_what_
         ("What are the main approaches to speculative decoding?", "speculative decoding"),
         ("Which papers report new experiments?", "report new experiments"),  # nothing else: the words kept
         # a parenthesis after a name elaborates it; without a name outside, it may hold the topic's name
-        ("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?", "mujoco"),
-        ("Which papers use the physics simulator (MuJoCo)?", "physics simulator mujoco"),
+        ("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?", "MuJoCo"),
+        ("Which papers use the physics simulator (MuJoCo)?", "physics simulator MuJoCo"),
         ("Which papers use GRPO (group relative policy optimization)?", "grpo"),
     ],
 )

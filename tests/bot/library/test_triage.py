@@ -235,7 +235,14 @@ def test_store_reads_every_vector_in_pages(seeded_bot: Paperbot) -> None:
 @pytest.mark.slow
 def test_word_presence_agrees_with_coverage(seeded_bot: Paperbot) -> None:
     corpus = seeded_bot.corpus()
-    for topic in ("GRPO", "safe reinforcement learning", "multi-agent RL", "Cal-SPI χ-Bench", "FP4 quantization"):
+    for topic in (
+        "GRPO",
+        "safe reinforcement learning",
+        "multi-agent RL",
+        "Cal-SPI χ-Bench",
+        "FP4 quantization",
+        "MuJoCo",
+    ):
         presence = corpus.lexical.word_presence(topic)
         total = sum(w for _, w, _ in presence)
         for row, pid in enumerate(corpus.lexical.paper_ids):
@@ -415,6 +422,17 @@ def test_a_new_process_reads_the_corpus_vectors_from_the_cache(
     real = fourth.store.vectors.all_vectors
     monkeypatch.setattr(fourth.store.vectors, "all_vectors", lambda *a, **k: reads.append(1) or real(*a, **k))
     assert len(fourth.corpus().paper_ids) == 54 and reads == [1]
+
+
+def test_a_topic_that_is_a_name_keeps_every_paper_naming_it(seeded_bot: Paperbot) -> None:
+    """A paper uses MuJoCo in one sentence of results, or runs on MaMuJoCo, the multi-agent MuJoCo: little
+    like the name, yet about it, as the chat's list for "Which papers use MuJoCo?" says."""
+    result = seeded_bot.triage("MuJoCo")
+    naming = {pid for pid, p in seeded_bot.papers().items() if "mujoco" in p.text.lower()}
+    assert len(naming) == 5 and any("MaMuJoCo" in seeded_bot.papers()[pid].text for pid in naming)
+    assert {p.paper.paper_id for p in result.papers} == naming
+    assert "2 papers below it name the topic and are relevant too" in result.cut.explanation
+    assert {p.paper.paper_id for p in seeded_bot.ask("Which papers use MuJoCo?").citations} == naming
 
 
 def test_an_acronym_topic_is_embedded_spelled_out_as_a_search_embeds_it(seeded_bot: Paperbot) -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from bot.settings import LexicalSettings
 from bot.store.lexical import LexicalIndex
-from bot.text.terms import pair_tokens, query_pair_tokens, query_words, stem, tokenize
+from bot.text.terms import base_names, pair_tokens, query_pair_tokens, query_words, stem, tokenize
 
 DOCS = {
     "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
@@ -205,3 +205,21 @@ def test_building_from_numbered_terms_scores_as_bm25s_does_from_the_term_lists()
         terms = [t for t in index.query_terms(query) if t in plain.vocab_dict]
         assert np.allclose(index.scores(query), plain.get_scores(terms), atol=1e-6)
     assert index.scores("GRPO")[index.paper_ids.index("e")] == 0
+
+
+def test_a_name_others_are_built_on_is_present_inside_them():
+    """ "MuJoCo", written with a capital inside, is also in "MaMuJoCo" (the multi-agent MuJoCo); a plain
+    lower-case word is not in the words ending with it."""
+    docs = {"a": "A study on MaMuJoCo tasks.", "b": "Experiments on MuJoCo.", "c": "Machine unlearning for models."}
+    index = LexicalIndex.build(docs, LexicalSettings())
+    assert base_names("on MuJoCo with GRPO, WebArena and Q-MMR") == {"mujoco", "webarena"}
+
+    def present(query: str) -> dict[str, bool]:
+        [(_, _, mask)] = index.word_presence(query)
+        return dict(zip(index.paper_ids, mask.tolist(), strict=True))
+
+    assert present("MuJoCo") == {"a": True, "b": True, "c": False}
+    assert present("mujoco") == {"a": False, "b": True, "c": False}
+    assert present("learning") == {"a": False, "b": False, "c": False}
+    assert index.coverage("MuJoCo", docs["a"]) == (1.0, ("mujoco",))
+    assert index.coverage("mujoco", docs["a"])[0] == 0.0
