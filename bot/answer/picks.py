@@ -20,7 +20,7 @@ from bot.answer import roles
 from bot.query import Query, distinctive
 from bot.settings import AnswerSettings
 from bot.text import acronyms, sentences
-from bot.text.terms import tokenize
+from bot.text.terms import akin, tokenize
 from bot.types import Hit
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -80,6 +80,13 @@ def scored(embed: Embed, query: Query, hit: Hit, settings: AnswerSettings) -> li
     named = set(query.terms) - set(tokenize(label))
     terms = named - set(tokenize(defined.get(label, "")))
     said = [set(tokenize(acronyms.expand(sentence.source, defined))) for sentence in read]
+    # "beat plain SFT" is said by "outperform standard supervised fine-tuning": a family of plain words
+    # (bot.text.terms.akin), and an acronym by the long form the abstract defines it by
+    spelled = {term: set(tokenize(form)) for acronym, form in defined.items() for term in tokenize(acronym)}
+    said = [
+        words | {t for t in terms if not akin(t).isdisjoint(words) or (t in spelled and spelled[t] <= words)}
+        for words in said
+    ]
     weight = _weights(terms, said)
     total = sum(weight.values())
     out = []
@@ -391,5 +398,19 @@ def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:
     # of the question ("... for low-carbon grid operation", not "Deep decarbonization is transforming power grids").
     background = closest is not None and closest.sentence.role == roles.PROBLEM
     if lead and closest and lead[0].score < settings.next_sentence_floor * closest.score:
-        return lead[0] if background and lead[0].matched else closest
+        if background and lead[0].matched:
+            return lead[0]
+        # nor when a sentence of the paper's own says every word of the question it says, and more: "thereby
+        # providing a theoretical foundation for why OPD can outperform standard SFT" over "A central puzzle is
+        # that ... OPD often outperforms SFT" for "which gives a theoretical reason why it can beat plain SFT?"
+        own = max(
+            (
+                p
+                for p in _usable(picks, settings)
+                if not p.sentence.leans_back and p.sentence.role != roles.PROBLEM and p.matched > closest.matched
+            ),
+            key=lambda p: p.score,
+            default=None,
+        )
+        return own if background and own is not None else closest
     return lead[0] if lead else None

@@ -22,6 +22,7 @@ from bot.settings import LexicalSettings
 from bot.store.lexterms import Definitions, Numbered, Terms, made_by, merged, vocabulary
 from bot.text import acronyms
 from bot.text.terms import (
+    akin,
     base_names,
     pair_set,
     pair_tokens,
@@ -83,6 +84,7 @@ class LexicalIndex:
         self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", None) or {}
         self._pair_vocab: dict[str, int] = getattr(pairs, "vocab_dict", None) or {}
         self._built: dict[str, list[str]] = {}  # a base name -> the index terms built on it (_built_on)
+        self._akin_weights: dict[str, float] = {}  # a word found as any of its family -> their idf (_akin_weight)
         indptr = np.asarray(retriever.scores["indptr"]) if paper_ids else np.zeros(1)
         self._df = np.diff(indptr)  # documents containing each vocabulary term
         self._n = max(1, len(paper_ids))
@@ -244,11 +246,12 @@ class LexicalIndex:
             if not terms:
                 continue
             # a word the corpus never uses is as rare as a word can be
-            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            weight = self._akin_weight(word) or max(self.idf(t) for t in terms) or self._unseen_idf
             total += weight
             long_form = self.spelled_out(word)
             if (
                 terms[0] in present
+                or not akin(word).isdisjoint(present)
                 or all(t in present for t in terms[1:] or terms)
                 or (word in names and any(len(t) > len(word) and t.endswith(word) for t in present))
                 or (long_form and all(p in pair_set(text) for p in long_form))
@@ -277,10 +280,10 @@ class LexicalIndex:
             terms = word_tokens(word)
             if not terms:
                 continue
-            weight = max(self.idf(t) for t in terms) or self._unseen_idf
+            weight = self._akin_weight(word) or max(self.idf(t) for t in terms) or self._unseen_idf
             whole = self._docs_with(terms[0])
-            for built in self._built_on(word) if word in names else ():
-                whole = whole | self._docs_with(built)
+            for other in [*akin(word), *(self._built_on(word) if word in names else ())]:
+                whole = whole | self._docs_with(other)
             parts = [self._docs_with(t) for t in terms[1:] or terms]
             both = np.logical_and.reduce(parts) if parts else whole
             long_form = [self._docs_with(p, pairs=True) for p in self.spelled_out(word)]
@@ -305,6 +308,18 @@ class LexicalIndex:
             if among is None or word in among:
                 found += weight * present
         return found / total if total > 0 else found
+
+    def _akin_weight(self, word: str) -> float:
+        """For a word found as any of its family (bot.text.terms.akin), the idf of the papers holding one of
+        them: "plain" is rare in abstracts only because they write "standard". 0.0 for other words."""
+        family = akin(word)
+        if not family:
+            return 0.0
+        if word not in self._akin_weights:
+            held = np.logical_or.reduce([self._docs_with(t) for t in {*word_tokens(word), *family}])
+            df = int(held.sum())
+            self._akin_weights[word] = math.log(1 + (self._n - df + 0.5) / (df + 0.5)) if df else self._unseen_idf
+        return self._akin_weights[word]
 
     def _built_on(self, name: str) -> list[str]:
         """The index terms ending with `name` and longer: names built on it. Example: 'mujoco' -> ['mamujoco']"""

@@ -84,6 +84,22 @@ def query_words(text: str) -> list[str]:
     return [w for w in words(_PHRASES.sub(" ", text)) if w not in QUESTION_WORDS and w not in STOPWORDS]
 
 
+# Plain words for a comparison that abstracts write otherwise: "does it beat plain SFT?" is answered by "can
+# outperform standard supervised fine-tuning". Stems; a query word of a family is found as any of them.
+_AKIN = (frozenset({"beat", "outperform", "surpass"}), frozenset({"plain", "vanilla", "standard"}))
+
+
+def akin(word: str) -> frozenset[str]:
+    """The index terms standing for the same as a one-part query word, besides its own; empty for most words.
+
+    Example: akin("beating") -> frozenset({'outperform', 'surpass'}); akin("grpo") -> frozenset()
+    """
+    terms = word_tokens(word)
+    if len(terms) != 1:
+        return frozenset()
+    return next((family - {terms[0]} for family in _AKIN if terms[0] in family), frozenset())
+
+
 def base_names(text: str) -> frozenset[str]:
     """The names in `text` that others are built on, lower case (see _INNER_CAPITAL).
 

@@ -226,6 +226,16 @@ def test_a_cause_pointing_at_the_problem_it_explains_comes_after_it(seeded_bot):
     assert problem < cause and text[problem:cause].count("[1]") == 1  # the sentence just before it
 
 
+def test_a_filter_in_plain_words_finds_the_paper_saying_it_in_an_abstracts_words(seeded_bot):
+    """Round 55: "beat plain SFT" is "outperform standard supervised fine-tuning" in the noisy-expert abstract; the
+    filter found nothing, and the line showed the problem it starts from, not the foundation it provides."""
+    first = seeded_bot.ask("Which papers try to fix problems with on-policy distillation for LLMs?")
+    assert "Noisy expert model" in [c.paper.label for c in first.citations]
+    answer = seeded_bot.ask("Which of these gives a theoretical reason why it can beat plain SFT?", previous=first)
+    assert [c.paper.label for c in answer.citations] == ["Noisy expert model"]
+    assert "theoretical foundation for why on-policy distillation can outperform" in answer.markdown
+
+
 def test_a_list_leaves_out_papers_on_the_field_without_what_was_asked(seeded_bot):
     """Four papers on RL for LLMs pass the cut by meaning; only CPA and STAR report a speed-up."""
     answer = seeded_bot.ask("Which papers report wall-clock or end-to-end training speedups for RL on LLMs?")

@@ -7,7 +7,7 @@ import pytest
 
 from bot.settings import LexicalSettings
 from bot.store.lexical import LexicalIndex
-from bot.text.terms import base_names, pair_tokens, query_pair_tokens, query_words, stem, tokenize
+from bot.text.terms import akin, base_names, pair_tokens, query_pair_tokens, query_words, stem, tokenize
 
 DOCS = {
     "a": "We propose Cal-SPI, a calibrated safe policy improvement method.",
@@ -223,3 +223,25 @@ def test_a_name_others_are_built_on_is_present_inside_them():
     assert present("learning") == {"a": False, "b": False, "c": False}
     assert index.coverage("MuJoCo", docs["a"]) == (1.0, ("mujoco",))
     assert index.coverage("mujoco", docs["a"])[0] == 0.0
+
+
+def test_plain_words_for_a_comparison_are_found_as_an_abstract_writes_them():
+    """ "beat plain SFT" is said by "outperform standard SFT"; such a word weighs as rare as any of its family
+    is, not as rare as the plain word alone ("standard" is common in abstracts, "plain" is not)."""
+    docs = {
+        "a": "OPD can outperform standard SFT.",
+        "b": "A standard benchmark for agents.",
+        "c": "Plain models on standard tasks.",
+        "d": "Reinforcement learning agents.",
+    }
+    index = LexicalIndex.build(docs, LexicalSettings())
+    assert akin("beating") == {"outperform", "surpass"} and akin("GRPO") == frozenset()
+    presence = {
+        word: (weight, dict(zip(index.paper_ids, mask.tolist(), strict=True)))
+        for word, weight, mask in index.word_presence("beat plain SFT")
+    }
+    assert presence["beat"][1] == {"a": True, "b": False, "c": False, "d": False}
+    assert presence["plain"][1] == {"a": True, "b": True, "c": True, "d": False}
+    # "plain" alone is in one paper of four, its family in three: the weight of a word in three
+    assert presence["plain"][0] == pytest.approx(index.idf("standard")) and presence["plain"][0] < index.idf("plain")
+    assert index.coverage("beat plain SFT", docs["a"]) == (1.0, ("beat", "plain", "sft"))
