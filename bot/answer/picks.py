@@ -384,7 +384,13 @@ def _needs_before(pick: Pick) -> bool:
     """Whether `pick` is shown only after the sentence before it: one leaning on it ("It then submits ..."), or
     a statement of the problem pointing at what it said ("Our analysis reveals that this limitation stems
     from ...", after "off-policy training often struggles to match on-policy training")."""
-    return pick.sentence.leans_back or (pick.sentence.points and pick.sentence.role == roles.PROBLEM)
+    sentence = pick.sentence
+    return sentence.leans_back or (
+        sentence.points
+        and sentence.role == roles.PROBLEM
+        and sentence.position > 0
+        and roles.opens_pointing(sentence.text)
+    )
 
 
 def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:

@@ -238,6 +238,21 @@ def points_back(sentence: str) -> bool:
     return bool(_POINTING.search(sentence))
 
 
+# Where a sentence's first clause ends: what a pointing word after it points at may be earlier in the sentence.
+_CLAUSE_END = re.compile(r"[,;:]|\s(?:but|while|whereas|yet)\s")
+
+
+def opens_pointing(sentence: str) -> bool:
+    """Whether the sentence's first clause points at something an earlier sentence said: "Our analysis reveals
+    that this limitation stems from ..." does; "X regularizes toward the data, but this reference can mismatch
+    the policy" points within itself.
+
+    Example: opens_pointing("We find that this gap stems from noise.") -> True;
+    opens_pointing("Methods fit the data, but this reference can mismatch.") -> False
+    """
+    return points_back(_CLAUSE_END.split(sentence, maxsplit=1)[0])
+
+
 def read(texts: list[str], name: str | None = None) -> list[Sentence]:
     """Each of an abstract's sentences (in order) with its role.
 

@@ -224,6 +224,12 @@ def test_a_cause_pointing_at_the_problem_it_explains_comes_after_it(seeded_bot):
     cause = text.index("this limitation primarily stems from data staleness")
     problem = text.index("off-policy training often struggles to match the performance of on-policy training")
     assert problem < cause and text[problem:cause].count("[1]") == 1  # the sentence just before it
+    # a sentence pointing within itself ("..., but this reference can mismatch the deployed policy") needs none
+    why = seeded_bot.ask(
+        "Why does regularizing toward the dataset's state-action distribution break in decentralized or partially "
+        "observed offline RL when the logged data mixes hidden conventions?"
+    )
+    assert why.markdown.startswith("**CS-DICE**: Offline RL methods often regularize toward the empirical occupancy")
 
 
 def test_a_filter_in_plain_words_finds_the_paper_saying_it_in_an_abstracts_words(seeded_bot):

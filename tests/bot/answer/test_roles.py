@@ -471,3 +471,11 @@ def test_a_finding_that_a_way_works_is_measured_not_proved() -> None:
     settings = AnswerSettings()
     assert [p.sentence.position for p in picks.with_finding(scored[:1], scored, settings)] == [0, 1]
     assert [p.sentence.position for p in picks.with_finding(scored[:1], scored, settings, measured=True)] == [0, 2]
+
+
+def test_a_first_clause_pointing_back_needs_the_sentence_before_one_pointing_within_itself_does_not():
+    assert roles.opens_pointing("Our analysis reveals that this limitation primarily stems from data staleness.")
+    assert not roles.opens_pointing(
+        "Offline RL methods often regularize toward the empirical occupancy, but this reference can mismatch."
+    )
+    assert not roles.opens_pointing("Offline RL methods often regularize toward the empirical occupancy.")
