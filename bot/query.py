@@ -65,6 +65,13 @@ _RESULTS = re.compile(
     r"(?:what|which) (?:\w+ )?(?:datasets?|benchmarks?|tasks)|(?:evaluated|tested) on)\b",
     re.IGNORECASE,
 )
+# Asks what goes wrong with something: the problems the abstracts state answer it ("What are the weaknesses of GRPO
+# that these papers point out?"), not their contributions.
+_PROBLEMS = re.compile(
+    r"\b(?:weakness(?:es)?|limitations?|drawbacks?|shortcomings?|failure modes?|pitfalls?|"
+    r"(?:problems?|issues?) (?:with|of)|(?:goes|go|went) wrong)\b",
+    re.IGNORECASE,
+)
 _WHY = re.compile(r"\bwhy\b|\breasons?\b|\bmotivat\w*|\bwhat causes\b|\bcause[sd]?\b", re.IGNORECASE)
 _HOW = re.compile(
     r"^\s*(?:how|in what way)\b|\bhow (?:do|does|can|could|to|is|are|would|should|did)\b|\bways? (?:to|of)\b|"
@@ -257,6 +264,7 @@ class Query:
     artifact: str | None = None  # a list asking who made one: "benchmark", "dataset" or "simulator"
     # words said only in parentheses after a name: "on MuJoCo (single- or multi-agent versions)" elaborates MuJoCo
     aside: tuple[str, ...] = ()
+    asks_for_problems: bool = False  # "What are the weaknesses of GRPO?": what goes wrong, which problems state
 
     @property
     def topic(self) -> str:
@@ -320,6 +328,7 @@ def parse(text: str) -> Query:
         intent=_intent(_last_question(text)),
         artifact=_artifact(text) if listing else None,
         aside=_aside(text),
+        asks_for_problems=bool(_PROBLEMS.search(text)),
     )
 
 
@@ -424,7 +433,7 @@ def _intent(text: str) -> str:
     if _SUMMARY.match(text):
         return "summary"
     plain = _TITLED.sub(" ", text)  # "Conditional Information Gain" names a reward; it asks for no gains
-    for intent, pattern in (("results", _RESULTS), ("why", _WHY), ("how", _HOW)):
+    for intent, pattern in (("results", _RESULTS), ("why", _WHY), ("why", _PROBLEMS), ("how", _HOW)):
         if pattern.search(plain):
             return intent
     return "what"

@@ -201,6 +201,10 @@ class Composer:
             # one named paper asked about on its own (a follow-up's sentences are scored against two questions)
             one = lead is not None and not context.asked
             chosen = picks.choose(mine, query.intent, count, conf, lead=not shown, one=one)
+            if cited and query.asks_for_problems:
+                # "What are the limitations of GRPO?": a further paper says the problem it states with it
+                found = picks.limitation(mine, conf)
+                chosen = [found] if found is not None else []
             if not chosen or (
                 cited and query.intent == "why" and all(p.sentence.role == roles.CONTRIBUTION for p in chosen)
             ):
@@ -222,6 +226,10 @@ class Composer:
                 chosen = picks.with_finding(chosen, mine, conf)  # and what it found
             elif not cited and query.intent == "how" and not context.asked and _seeks_a_way(query, hit):
                 chosen = picks.with_finding(chosen, mine, conf, measured=True)  # how it works, and that it works
+            elif not cited and query.intent == "how" and one and len(chosen) == 1 and _names_only(hit, chosen[0]):
+                # "How does Cal-SPI stay safe?": a contribution saying only the words of the paper's name
+                # ("Calibrated Safe Policy Improvement") does not say how; its mechanism does
+                chosen = picks.with_mechanism(chosen, mine, conf)
             if query.intent != "why":  # a "why" follows the abstract's chain of reasons, pointing words and all
                 chosen = picks.opening(chosen)
             cited.append(hit)
@@ -309,8 +317,10 @@ class Composer:
         for hit in hits:
             scored = self._scored(query, hit, context)
             made = _maker(hit, query.artifact) if query.artifact else None
-            line = next((p for p in scored if p.sentence.position == made), None) or picks.headline(
-                scored, self._settings
+            line = (
+                next((p for p in scored if p.sentence.position == made), None)
+                or (picks.limitation(scored, self._settings) if query.asks_for_problems else None)
+                or picks.headline(scored, self._settings)
             )
             if line is not None:
                 chosen.append((hit, line))
@@ -386,6 +396,13 @@ def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
         if name in labels
     ][:1]
     return [hit for _, hit in sorted(found, key=lambda x: x[0])]
+
+
+def _names_only(hit: Hit, pick: Pick) -> bool:
+    """Whether the question's words `pick` says are all words of the name the abstract spells the paper's
+    label out as. Example: "safe" in Cal-SPI's "Calibrated Safe Policy Improvement (Cal-SPI) ..." -> True"""
+    spelled = acronyms.learn([hit.paper.display]).get(hit.paper.label, "")
+    return pick.matched <= set(tokenize(spelled))
 
 
 def _seeks_a_way(query: Query, hit: Hit) -> bool:

@@ -393,6 +393,20 @@ def _needs_before(pick: Pick) -> bool:
     )
 
 
+def limitation(picks: list[Pick], settings: AnswerSettings) -> Pick | None:
+    """For a list of what goes wrong ("the weaknesses of GRPO"), the paper's statement of a problem closest to the
+    question that says one of its words ("GRPO becomes silent on hard prompts"); None without one."""
+    return max(
+        (
+            p
+            for p in _usable(picks, settings)
+            if p.sentence.role == roles.PROBLEM and p.matched and not _needs_before(p)
+        ),
+        key=lambda p: p.score,
+        default=None,
+    )
+
+
 def headline(picks: list[Pick], settings: AnswerSettings) -> Pick | None:
     """The one sentence a "which papers" list shows for a paper: its contribution, unless another
     sentence (not leaning on its predecessor) says much better why the paper matches."""

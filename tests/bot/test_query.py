@@ -316,3 +316,19 @@ def test_a_results_word_inside_a_name_does_not_make_a_question_ask_for_results()
     )
     assert parse("How much faster is CURE?").intent == "results"
     assert parse("What gains does Information Gain give?").intent == "results"
+
+
+@pytest.mark.parametrize(
+    ("text", "problems", "intent"),
+    [
+        ("What are the limitations of GRPO?", True, "why"),
+        ("What are the weaknesses of GRPO that these papers point out?", True, "which"),
+        ("what goes wrong with naive self-distillation for search agents?", True, "why"),
+        ("Any drawbacks of count-based support?", True, "why"),
+        ("What does GRPO limit?", False, "what"),
+    ],
+)
+def test_a_question_about_what_goes_wrong_asks_for_the_problems_abstracts_state(
+    text: str, problems: bool, intent: str
+) -> None:
+    assert (parse(text).asks_for_problems, parse(text).intent) == (problems, intent)

@@ -242,6 +242,25 @@ def test_a_filter_in_plain_words_finds_the_paper_saying_it_in_an_abstracts_words
     assert "theoretical foundation for why on-policy distillation can outperform" in answer.markdown
 
 
+def test_how_a_named_paper_works_is_said_when_its_contribution_only_says_its_name(seeded_bot):
+    """ "How does Cal-SPI stay safe?" (the README's example): "Calibrated Safe Policy Improvement" says "safe" only
+    as a name; the answer says how, from the mechanism sentence."""
+    answer = seeded_bot.ask("How does Cal-SPI stay safe?")
+    assert answer.markdown.startswith("**Cal-SPI**: The authors propose Calibrated Safe Policy Improvement")
+    assert "calibrates ensemble disagreement on held-out data" in answer.markdown
+
+
+def test_the_weaknesses_of_a_method_are_the_problems_papers_state_with_it(seeded_bot):
+    """Round 56: a list of GRPO's weaknesses showed results ("SORT consistently improves over GRPO ..."); a further
+    paper in "What are the limitations of GRPO?" said only what it proposes."""
+    listed = seeded_bot.ask("What are the weaknesses of GRPO that these papers point out?")
+    assert "GRPO become silent on hard prompts where every sampled rollout is wrong" in listed.markdown
+    assert "suffer from policy entropy collapse" in listed.markdown
+    assert "SORT consistently improves over GRPO" not in listed.markdown
+    limits = seeded_bot.ask("What are the limitations of GRPO?")
+    assert "algorithms like GRPO estimate advantages directly from sparse on-policy rollouts" in limits.markdown
+
+
 def test_a_list_leaves_out_papers_on_the_field_without_what_was_asked(seeded_bot):
     """Four papers on RL for LLMs pass the cut by meaning; only CPA and STAR report a speed-up."""
     answer = seeded_bot.ask("Which papers report wall-clock or end-to-end training speedups for RL on LLMs?")
