@@ -95,10 +95,13 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
         notes.add(Notes.REPLACED, f"{where}: '{name}' held {replaced_note(count)}")
     abstract = next((obj[f] for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str) and obj[f].strip()), None)
     if abstract is None or not abstract.strip():
+        empty = [f for f in ABSTRACT_FIELDS if f in obj]
         fields = ", ".join(sorted(obj)) or "none"
         raise BadRecordError(
             where,
-            f"no 'abstract' or 'text' field with text (fields: {fields})",
+            f"its '{empty[0]}' field is empty"
+            if empty
+            else f"no 'abstract' or 'text' field with text (fields: {fields})",
             "add the abstract or remove the record",
         )
     abstract = abstract.strip()

@@ -196,9 +196,7 @@ def _array_items(file: Path, text: str) -> Iterator[tuple[int, Any]]:
         try:
             value, end = jsonl.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            raise FormatError(
-                f"{file} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); fix the file"
-            ) from exc
+            raise FormatError(f"{file} line {exc.lineno}: {jsonl.problem(exc)}; fix the file") from exc
         except jsonl.JsonLimitError as exc:
             where = text.count("\n", 0, pos) + 1
             raise FormatError(f"{file} line {where}: {exc}; flatten the record or remove it") from exc
@@ -231,7 +229,7 @@ def _not_an_array(file: Path, text: str) -> FormatError:
                 f"{file}: holds JSON lines (one object per line), which paperbot reads from .jsonl "
                 f"files; rename it to {file.with_suffix('.jsonl').name}"
             )
-        return FormatError(f"{file} line {exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno}); fix the file")
+        return FormatError(f"{file} line {exc.lineno}: {jsonl.problem(exc)}; fix the file")
     if not isinstance(value, dict):
         return FormatError(
             f"{file}: holds a JSON {type(value).__name__}, not an array of records; write "

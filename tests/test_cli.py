@@ -179,7 +179,7 @@ EXAMPLE = '{"id": "q1", "text": "..."}'
 WRITE = "write it like " + EXAMPLE
 BAD_LINES = [
     ("{not json", "line {n}: not valid JSON (Expecting property name enclosed in double quotes, column 2); " + WRITE),
-    ('{"id": "no-text", "question": "wrong field"}', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
+    ('{"id": "no-text", "query": "wrong field"}', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
     ('{"id": "blank", "text": "   "}', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
     ('["a", "list"]', 'line {n}: needs a non-empty "text" field, like ' + EXAMPLE),
     ("[" * 5000, "line {n}: lists or objects nested more than 100 levels deep, more than paperbot reads; " + WRITE),
@@ -207,6 +207,16 @@ def test_a_bad_line_of_a_batch_gets_its_own_error_line_and_the_batch_goes_on(
     assert [o["error"] for o in out[1:-1]] == [m.replace("{n}", str(n)) for n, (_, m) in enumerate(BAD_LINES, start=2)]
     alone = _queries_file(tmp_path / "good.jsonl", good)
     assert [out[0], out[-1]] == run_cli(command, "--queries", alone, "--store", seeded_store.store).json_lines()
+
+
+def test_a_batch_reads_question_lines_as_ask_json_writes_them(
+    seeded_store: Settings, run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """Found by a new user: `ask --queries tests/data/questions.jsonl` failed every line, whose key is "question"."""
+    path = _queries_file(tmp_path / "q.jsonl", [{"id": "a", "question": "calibrated safe policy improvement"}])
+    run = run_cli("search", "--queries", path, "--store", seeded_store.store)
+    assert run.code == 0 and [o["id"] for o in run.json_lines()] == ["a"]
+    assert "Cal-SPI" in [h["label"] for h in run.json_lines()[0]["results"]]
 
 
 @pytest.mark.slow
@@ -270,6 +280,19 @@ def test_reading_a_store_that_does_not_exist_creates_nothing(
     assert (run.code, run.out) == (3, "")
     assert run.err.startswith(f"paperbot: error: no store at {missing}: nothing was ingested there")
     assert not missing.exists()
+
+
+@pytest.mark.parametrize("command", [["ingest"], ["search", "x"], ["list"]])
+def test_a_store_that_is_a_file_is_named_as_one(
+    command: list[str], tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """Found by a new user: `--store afile` said "[Errno 17] File exists ...; check the folder is writable"."""
+    file = tmp_path / "afile"
+    file.write_text("notes")
+    run = run_cli(*command, "--store", file)
+    assert (run.code, run.out) == (3, "")
+    assert run.err.startswith(f"paperbot: error: the store {file} is a file, not a folder; give --store")
+    assert file.read_text() == "notes"
 
 
 def test_a_missing_store_names_the_command_that_makes_it(

@@ -105,6 +105,11 @@ def _list_action(
         refs = list(papers)
         if topic:
             refs += [p.paper.paper_id for p in app.triage(topic).papers]
+        if not refs and topic:
+            raise QueryError(
+                f"no paper is about {topic.strip()!r}, so nothing was added; "
+                "`paperbot triage TOPIC` shows the papers that came nearest"
+            )
         if not refs:
             raise QueryError("name papers to add, or --topic TOPIC to add a triage's papers")
         changed = app.add_to_list(name, refs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -266,6 +267,10 @@ def _owners(option: str, command: click.Command, path: str = "paperbot") -> list
     return found
 
 
+# An "option" that is a number or a word with a space after it: text meant as a question ("-1 reward in RLVR?")
+_QUESTION_LIKE = re.compile(r"-\d|-\S*\s")
+
+
 def _no_such_option(option: str, ctx: click.Context) -> str:
     """Example: ("--jsno", search's ctx) -> "no option '--jsno' in `paperbot search`; did you mean '--json'?" """
     bare = {n.lstrip("-"): n for n in _option_names(ctx.command.get_params(ctx))}
@@ -278,6 +283,9 @@ def _no_such_option(option: str, ctx: click.Context) -> str:
         others = f", {len(owners) - 3} more" if len(owners) > 3 else ""
         where = "; a command's options go after its name" if isinstance(ctx.command, click.Group) else ""
         hint = f"it is an option of {', '.join(owners[:3])}{others}{where}"
+    elif _QUESTION_LIKE.match(option):  # `paperbot ask "-1 reward in RLVR?"`: a question, not an option
+        example = f'`{ctx.command_path} -- "{option} ..."`'
+        hint = f"to ask or search for text starting with '-', put `--` before it: {example}"
     else:
         hint = f"`{ctx.command_path} --help` lists them"
     return f"no option {option!r} in `{ctx.command_path}`; {hint}"
@@ -299,4 +307,7 @@ def usage_error(exc: click.UsageError) -> str:
         if message[:2].istitle():
             message = message[0].lower() + message[1:]
         message = message.removesuffix(".")
+        if message.startswith("got unexpected extra argument") and ctx is not None:
+            # `paperbot ask What is GRPO`: the shell split the question into words
+            message += f'; put a question of several words in quotes: `{ctx.command_path} "What is GRPO?"`'
     return f"{usage}paperbot: error: {message}"

@@ -58,16 +58,21 @@ def _read_queries(path: Path) -> list[_Line]:
         qid = obj.get("id", entry.number) if isinstance(obj, dict) else entry.number
         if entry.replaced:
             print_warnings([f"{path} line {entry.number}: {replaced_note(entry.replaced)}"])
+        # "question" too: what `ask --json` prints and the evaluation files hold
+        text = (
+            next((obj[k] for k in _TEXT_KEYS if isinstance(obj.get(k), str)), None) if isinstance(obj, dict) else None
+        )
         if entry.problem is not None:
             lines.append(_Line(qid, error=f"line {entry.number}: {entry.problem}; write it like {_WRITE}"))
-        elif not isinstance(obj, dict) or not isinstance(obj.get("text"), str) or not obj["text"].strip():
+        elif text is None or not text.strip():
             lines.append(_Line(qid, error=f'line {entry.number}: needs a non-empty "text" field, like {_WRITE}'))
         else:
-            lines.append(_Line(qid, obj["text"]))
+            lines.append(_Line(qid, text))
     return lines
 
 
 _WRITE = '{"id": "q1", "text": "..."}'
+_TEXT_KEYS = ("text", "question")
 
 
 def _previous(path: Path | None, app: App) -> Answer | None:

@@ -35,7 +35,13 @@ def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
         overrides["store"] = store
     if chroma_url is not None:
         overrides["chroma_url"] = chroma_url
-    return load(**overrides)
+    settings = load(**overrides)
+    if settings.store.exists() and not settings.store.is_dir():
+        raise StoreError(
+            f"the store {settings.store} is a file, not a folder; give --store (or PAPERBOT_STORE) the folder that "
+            "holds the store, or a new one to make"
+        )
+    return settings
 
 
 def require_store(settings: Settings) -> None:

@@ -8,6 +8,7 @@ The list operations check their arguments and match names; the rows are kept by 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 
 from bot.errors import QueryError, UnknownPaperError
@@ -98,5 +99,12 @@ def remove_from_list(store: Store, name: str, refs: list[str]) -> int:
         known.setdefault(label.casefold(), pid)
     ids = [known.get(r.strip(), known.get(r.strip().casefold(), "")) for r in refs]
     rest = [r for r, pid in zip(refs, ids, strict=True) if not pid]
-    ids = [pid for pid in ids if pid] + [p.paper_id for p in resolve(store.papers(), rest)] if rest else ids
-    return store.lists.remove(name, list(dict.fromkeys(ids)))
+    if not rest:
+        return store.lists.remove(name, list(dict.fromkeys(ids)))
+    stored = resolve(store.papers(), rest)
+    absent = [f"{r.strip()} ({p.paper_id})" for r, p in zip(rest, stored, strict=True) if p.paper_id not in known]
+    if absent:  # named as the user named them, not only by id
+        raise UnknownPaperError(
+            f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
+        )
+    return store.lists.remove(name, list(dict.fromkeys([pid for pid in ids if pid] + [p.paper_id for p in stored])))

@@ -97,9 +97,11 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 def problem(exc: ValueError) -> str:
-    """What is wrong with JSON that `loads` refused. Example: 'not valid JSON (Expecting value, column 1)'"""
+    """What is wrong with JSON that `loads` refused. Example: 'not valid JSON (Expecting value, column 1)';
+    'not valid JSON (Unterminated string starting at column 23)'"""
     if isinstance(exc, json.JSONDecodeError):
-        return f"not valid JSON ({exc.msg}, column {exc.colno})"
+        where = f" column {exc.colno}" if exc.msg.endswith(" at") else f", column {exc.colno}"
+        return f"not valid JSON ({exc.msg}{where})"
     return str(exc)
 
 

@@ -230,7 +230,7 @@ def test_file_of_only_bad_records_fails_even_with_skip_bad(tmp_path: Path) -> No
 def test_csv_bad_row_names_its_physical_line(tmp_path: Path) -> None:
     path = tmp_path / "x.csv"
     path.write_text('title,abstract\nA,"first\nspans two lines."\nB,\n')
-    with pytest.raises(FormatError, match=r"x\.csv line 4: no 'abstract' or 'text' field"):
+    with pytest.raises(FormatError, match=r"x\.csv line 4: its 'abstract' field is empty; add the abstract"):
         read_file(path)
 
 

@@ -172,6 +172,18 @@ def test_a_misspelt_command_is_named_with_the_nearest(
             "paperbot search",
             "no option '--zzz' in `paperbot search`; `paperbot search --help`",
         ),
+        (  # found by a new user: a question starting with a minus sign
+            ["ask", "-1 reward in RLVR?"],
+            "paperbot ask",
+            "no option '-1' in `paperbot ask`; to ask or search for text starting with '-', put `--` before it: "
+            '`paperbot ask -- "-1 ..."`',
+        ),
+        (  # and one the shell split into words
+            ["ask", "What", "is", "GRPO"],
+            "paperbot ask",
+            "got unexpected extra arguments (is GRPO); put a question of several words in quotes: "
+            '`paperbot ask "What is GRPO?"`',
+        ),
         (
             ["search", "x", "--generator", "openai"],
             "paperbot search",

@@ -117,6 +117,12 @@ def test_list_commands_end_to_end(store_copy: Settings, run_cli: Callable[..., A
     assert bad.code == 2 and "'NoSuchPaper'" in bad.err and bad.out == ""
     assert len(run_cli("list", "show", "safe", *store, "--json").json()["papers"]) == len(labels)  # unchanged
 
+    # found by a new user: an error named the paper by its id only, and an empty topic said to give one
+    off_list = run_cli("list", "remove", "safe", "CausalBind", *store)
+    assert off_list.code == 2 and "not on the list 'safe': CausalBind (p" in off_list.err
+    none = run_cli("list", "add", "safe", "--topic", "sourdough bread", *store)
+    assert none.code == 2 and "no paper is about 'sourdough bread', so nothing was added" in none.err
+
     removed = run_cli("list", "remove", "safe", "cal-spi", *store, "--json")
     assert removed.json()["removed"] == 1 and "Cal-SPI" not in [p["label"] for p in removed.json()["papers"]]
     assert run_cli("list", *store, "--json").json() == {"lists": [{"name": "safe", "papers": len(labels) - 1}]}

@@ -98,3 +98,15 @@ def test_loads_reads_what_json_writes(value: object) -> None:
 def test_loads_never_fails_but_with_a_value_error(text: str) -> None:
     with contextlib.suppress(ValueError):  # JSONDecodeError and JsonLimitError both are
         jsonl.loads(text)
+
+
+def test_a_json_error_says_where_without_garbling_the_message() -> None:
+    """ "Unterminated string starting at" ends where its position goes: no comma before the column."""
+    try:
+        json.loads('{"abstract": "We propose Y')
+    except json.JSONDecodeError as exc:
+        assert jsonl.problem(exc) == "not valid JSON (Unterminated string starting at column 14)"
+    try:
+        json.loads("{oops")
+    except json.JSONDecodeError as exc:
+        assert jsonl.problem(exc) == "not valid JSON (Expecting property name enclosed in double quotes, column 2)"
