@@ -16,6 +16,7 @@ from bot.embedding import CachedEmbedder
 from bot.library import lists as lists_stage
 from bot.library import selection
 from bot.library import triage as triage_stage
+from bot.query import typed
 from bot.search import similar as similar_stage
 from bot.search.retrieve import Retriever
 from bot.search.service import SearchService
@@ -66,7 +67,7 @@ class Paperbot:
         return self.search_many([query], k)[0]
 
     def search_many(self, queries: list[str], k: int | None = None) -> list[SearchResult]:
-        return self.searcher.search_many(queries, k)
+        return self.searcher.search_many([typed(q) for q in queries], k)
 
     def warm(self) -> int:
         """Read what answers need before the first question is asked: the corpus (papers, index,
@@ -87,17 +88,17 @@ class Paperbot:
     def ask_many(
         self, questions: list[str], generator: str | None = None, previous: Answer | None = None
     ) -> list[Answer]:
-        return self.answerer.ask_many(questions, generator, previous)
+        return self.answerer.ask_many([typed(q) for q in questions], generator, previous)
 
     def ask_stream(
         self, question: str, generator: str | None = None, previous: Answer | None = None
     ) -> Iterator[str | Answer]:
         """The answer as it is written: text pieces, then the finished Answer (see AnswerService.ask_stream)."""
-        return self.answerer.ask_stream(question, generator, previous)
+        return self.answerer.ask_stream(typed(question), generator, previous)
 
     def answer_stream(self, question: str, result: SearchResult, backend: str) -> Iterator[str | Answer]:
         """Like ask_stream, for a search already made (see AnswerService.answer_stream)."""
-        return self.answerer.answer_stream(question, result, backend)
+        return self.answerer.answer_stream(typed(question), result, backend)
 
     # --- Whole-corpus work: triage, more like this, reading lists, export ---
 
@@ -106,7 +107,7 @@ class Paperbot:
         # the topic embedded as a question is (acronyms spelled out), so the chat and triage agree
         retriever = self.retriever()
         return triage_stage.triage(
-            retriever.corpus, topic, retriever.embed_queries, self.store.chunk_texts, self.settings.triage
+            retriever.corpus, typed(topic), retriever.embed_queries, self.store.chunk_texts, self.settings.triage
         )
 
     def resolve(self, refs: list[str]) -> list[Paper]:

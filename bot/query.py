@@ -156,6 +156,14 @@ ORDINALS = {
     "5th": 4,
     "sixth": 5,
     "6th": 5,
+    "seventh": 6,
+    "7th": 6,
+    "eighth": 7,
+    "8th": 7,
+    "ninth": 8,
+    "9th": 8,
+    "tenth": 9,
+    "10th": 9,
     "last": -1,
 }
 _ORDINAL = re.compile(
@@ -437,6 +445,18 @@ def _intent(text: str) -> str:
         if pattern.search(plain):
             return intent
     return "what"
+
+
+# Full-width forms of ASCII ("ＧＲＰＯ", as an East Asian input method types it) and the ideographic space
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def typed(text: str) -> str:
+    """A question or topic as abstracts write its words: full-width letters, digits and signs as ASCII.
+
+    Example: typed("Ｃａｌ－ＳＰＩ？") -> 'Cal-SPI?'
+    """
+    return text.translate(_FULL_WIDTH)
 
 
 def as_query(question: str | Query) -> Query:

@@ -37,7 +37,7 @@ def mark_unsupported(answer: Answer) -> str:
 def followup_line(answer: Answer) -> str | None:
     """What a rewritten follow-up searched, and the papers it was limited to.
 
-    Example: '*Searched:* Which papers use MuJoCo? *Only among:* Cal-SPI, ASCPO'
+    Example: '*Searched:* Which papers use MuJoCo? · *Only among:* Cal-SPI, ASCPO'
     """
     standalone = answer.standalone_question
     if not standalone or (standalone == answer.question and not answer.restricted_to):
@@ -47,5 +47,5 @@ def followup_line(answer: Answer) -> str | None:
     labels |= dict(zip(answer.restricted_to, answer.restricted_labels, strict=False))
     line = f"*Searched:* {standalone}"
     if answer.restricted_to:
-        line += " *Only among:* " + ", ".join(labels.get(pid, pid) for pid in answer.restricted_to)
+        line += " · *Only among:* " + ", ".join(labels.get(pid, pid) for pid in answer.restricted_to)
     return line

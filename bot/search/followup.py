@@ -175,6 +175,12 @@ def _references(question: str, cited: dict[int, Paper], short: bool = True) -> t
 
     def by_number(number: int) -> str | None:
         paper = take(cited.get(number))
+        if paper is None and short and number > max(cited, default=0):  # "tell me about paper 9" after eight
+            have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
+            raise QueryError(
+                f"the previous answer cites {plural(len(papers))} ({have}); there is no paper {number} in it, "
+                "so ask about one of those, or ask a new question"
+            )
         return paper.label if paper is not None else None
 
     def by_ordinal(index: int, noun: bool) -> str | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import Paperbot
+from bot.query import typed
 from bot.settings import Settings
 
 
@@ -26,3 +27,12 @@ def test_warm_on_an_empty_store_reads_nothing(tmp_path: Path, settings_for: Call
     app = Paperbot(settings_for(tmp_path / "empty"))
     assert app.warm() == 0
     assert app.searcher._topics is None
+
+
+def test_full_width_text_is_searched_as_abstracts_write_it(seeded_bot) -> None:
+    """Found by a new user: "ＧＲＰＯ" (an East Asian input method's letters) found nothing anywhere."""
+    assert typed("Ｃａｌ－ＳＰＩ？\u3000ok") == "Cal-SPI? ok"
+    wide, plain = seeded_bot.search("ＧＲＰＯ"), seeded_bot.search("GRPO")
+    assert [h.paper.paper_id for h in wide.hits] == [h.paper.paper_id for h in plain.hits] and not wide.abstained
+    assert len(seeded_bot.triage("ＧＲＰＯ").papers) == len(seeded_bot.triage("GRPO").papers) == 8
+    assert [c.paper.label for c in seeded_bot.ask("Ｗｈａｔ ｉｓ Ｃａｌ－ＳＰＩ？").citations] == ["Cal-SPI"]

@@ -167,8 +167,8 @@ def test_the_chat_bubble_says_what_a_follow_up_searched() -> None:
         restricted_to=(CAL, CURE),
     )
     bubble = chat_markdown(answer)
-    assert bubble.startswith("*Searched:* Compare Cal-SPI and CURE *Only among:* Cal-SPI, CURE\n\nA [1]. B [2].")
-    assert answer_text(answer).startswith("Searched: Compare Cal-SPI and CURE Only among: Cal-SPI, CURE\n\n")
+    assert bubble.startswith("*Searched:* Compare Cal-SPI and CURE · *Only among:* Cal-SPI, CURE\n\nA [1]. B [2].")
+    assert answer_text(answer).startswith("Searched: Compare Cal-SPI and CURE · Only among: Cal-SPI, CURE\n\n")
     plain = Answer("q", "A [1].", False, (Citation(1, PAPERS[0]),), (), standalone_question="q")
     assert followup_line(plain) is None
 
@@ -285,6 +285,14 @@ def test_an_ordinal_past_the_last_citation_says_there_is_no_such_paper() -> None
     with pytest.raises(QueryError, match=re.escape("cites 1 paper ([1] CURE); there is no second one")):
         followup.resolve("What about the second one?", single, SETTINGS)
     assert followup.resolve("What about the first one?", single, SETTINGS).paper_ids == (CURE,)
+    # found by a new user: "the tenth one" and "paper 9" were searched as new questions after fewer papers
+    with pytest.raises(
+        QueryError, match=re.escape("cites 3 papers ([1] Cal-SPI, [2] ASCPO, [3] CURE); there is no tenth")
+    ):
+        followup.resolve("what about the tenth one?", PREVIOUS, SETTINGS)
+    with pytest.raises(QueryError, match=re.escape("there is no paper 9 in it, so ask about one of those")):
+        followup.resolve("tell me about paper 9", PREVIOUS, SETTINGS)
+    assert followup.resolve("tell me about paper 3", PREVIOUS, SETTINGS).paper_ids == (CURE,)
 
 
 def test_asking_for_another_paper_sets_the_earlier_ones_aside() -> None:
