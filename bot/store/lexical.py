@@ -77,6 +77,13 @@ class LexicalIndex:
         self.acronyms = known or {}  # acronym -> long form, as the corpus defines them
         # query words are lower case: "llms" -> pairs of "large language models"
         self._spelled = {a.lower(): pair_tokens(form) for a, form in self.acronyms.items()}
+        # and the other way: the words of a long form of two words or more -> the acronym's index terms; not for
+        # an acronym of two letters, which too many fields use for other things ("IL", "RL")
+        self._long_forms: dict[tuple[str, ...], list[str]] = {}
+        for acronym, form in self.acronyms.items():
+            spelled = tuple(query_words(form))
+            if len(spelled) >= 2 and len(acronym.rstrip("s")) >= 3:
+                self._long_forms.setdefault(spelled, []).extend(word_tokens(acronym.lower()))
         self._bm25 = retriever
         self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
@@ -239,9 +246,11 @@ class LexicalIndex:
         """
         present = term_set(text)
         names = base_names(query)
+        said = query_words(query)
+        abbreviated = self._abbreviated(said)
         total = found = 0.0
         matched: list[str] = []
-        for word in dict.fromkeys(query_words(query)):
+        for word in dict.fromkeys(said):
             terms = word_tokens(word)
             if not terms:
                 continue
@@ -255,6 +264,7 @@ class LexicalIndex:
                 or all(t in present for t in terms[1:] or terms)
                 or (word in names and any(len(t) > len(word) and t.endswith(word) for t in present))
                 or (long_form and all(p in pair_set(text) for p in long_form))
+                or not present.isdisjoint(abbreviated.get(word, ()))
             ):
                 found += weight
                 matched.append(word)
@@ -268,7 +278,27 @@ class LexicalIndex:
         so a whole corpus costs a few array ops.
         Example: word_presence("safe GRPO") -> [('safe', 2.1, array([...])), ('grpo', 3.4, array([...]))]
         """
-        return self.presence_of(query_words(query), base_names(query))
+        said = query_words(query)
+        presence = self.presence_of(said, base_names(query))
+        abbreviated = self._abbreviated(said)
+        return [
+            (word, weight, mask | np.logical_or.reduce([self._docs_with(t) for t in abbreviated[word]]))
+            if abbreviated.get(word)
+            else (word, weight, mask)
+            for word, weight, mask in presence
+        ]
+
+    def _abbreviated(self, said: list[str]) -> dict[str, list[str]]:
+        """The query words that spell out an acronym the corpus defines, each with the acronym's index terms: a
+        paper writing "LLM-based" holds "large language models". Example: ['large', 'language', 'models',
+        'recommendation'] -> {'large': ['llm'], 'language': ['llm'], 'models': ['llm']}"""
+        out: dict[str, list[str]] = {}
+        for form, terms in self._long_forms.items():
+            n = len(form)
+            if any(tuple(said[i : i + n]) == form for i in range(len(said) - n + 1)):
+                for word in form:
+                    out.setdefault(word, []).extend(terms)
+        return out
 
     def presence_of(
         self, words: Iterable[str], names: frozenset[str] = frozenset()

@@ -435,6 +435,13 @@ def test_a_topic_that_is_a_name_keeps_every_paper_naming_it(seeded_bot: Paperbot
     assert {p.paper.paper_id for p in seeded_bot.ask("Which papers use MuJoCo?").citations} == naming
 
 
+def test_a_topic_spelling_out_an_acronym_keeps_the_papers_writing_the_acronym(seeded_bot: Paperbot) -> None:
+    """Found by a new user: "large language models for recommendation" missed "an LLM-based framework for
+    cross-domain recommendation"."""
+    labels = {p.paper.label for p in seeded_bot.triage("large language models for recommendation").papers}
+    assert labels == {"BLUE", "LLM-based framework for cross-domain recommendation"}
+
+
 def test_an_acronym_topic_is_embedded_spelled_out_as_a_search_embeds_it(seeded_bot: Paperbot) -> None:
     """ "OPE" alone is little like an abstract on off-policy evaluation; spelled out as the corpus defines it, the
     Q-MMR paper is found beside the one defining the acronym, as the chat's relevance cut finds it."""

@@ -245,3 +245,31 @@ def test_plain_words_for_a_comparison_are_found_as_an_abstract_writes_them():
     # "plain" alone is in one paper of four, its family in three: the weight of a word in three
     assert presence["plain"][0] == pytest.approx(index.idf("standard")) and presence["plain"][0] < index.idf("plain")
     assert index.coverage("beat plain SFT", docs["a"]) == (1.0, ("beat", "plain", "sft"))
+
+
+def test_a_long_form_in_the_query_is_held_by_papers_writing_the_acronym():
+    """Found by a new user: "large language models for recommendation" missed the paper proposing "an LLM-based
+    framework for cross-domain recommendation". Not for an acronym of two letters ("IL" is not only imitation
+    learning)."""
+    docs = {
+        "a": "Large language models (LLMs) write profiles. Imitation learning (IL) from demonstrations.",
+        "b": "An LLM-based framework for recommendation.",
+        "c": "IL for robots.",
+    }
+    index = LexicalIndex.build(docs, LexicalSettings())
+
+    def present(query: str) -> dict[str, list[str]]:
+        masks = {word: mask for word, _, mask in index.word_presence(query)}
+        return {
+            word: [pid for pid, m in zip(index.paper_ids, mask.tolist(), strict=True) if m]
+            for word, mask in masks.items()
+        }
+
+    assert present("large language models for recommendation") == {
+        "large": ["a", "b"],
+        "language": ["a", "b"],
+        "models": ["a", "b"],
+        "recommendation": ["b"],
+    }
+    assert present("imitation learning")["imitation"] == ["a"]
+    assert index.coverage("large language models for recommendation", docs["b"])[0] == 1.0
