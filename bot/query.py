@@ -21,9 +21,11 @@ from bot.text.terms import base_names, query_pair_tokens, query_words, search_te
 # --- What a question asks for (the extractive composer) ---
 
 # "Which papers use GRPO?", "any approaches that ...", "papers on safe RL": a list of papers.
+# ("What results did the paper on X report?" points at one paper: "the paper" is no list)
 _LIST = re.compile(
-    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers?|works?|"
-    r"abstracts?|studies|articles?|methods|approaches)\b|^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
+    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers|works|abstracts|studies|"
+    r"articles|methods|approaches|(?<!the )(?<!this )(?<!that )(?:paper|work|abstract|article))\b|"
+    r"^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
     re.IGNORECASE,
 )
 # "Which papers introduce new benchmarks?", "... whose main contribution is a dataset?": a list asking for the

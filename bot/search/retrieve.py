@@ -26,6 +26,7 @@ from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
 from bot.store.nearest import lexical_candidates, top_indices
 from bot.store.rows import read_many
+from bot.text.terms import base_names
 from bot.types import Hit, ScoreParts, SearchResult
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -109,7 +110,9 @@ class Retriever:
     ) -> SearchResult:
         """Rank every paper; `bm25` and `dense` (best-chunk cosine) are per paper in `corpus.paper_ids` order."""
         rows = self.corpus.lexical_rows
-        presence = [(word, weight, present[rows]) for word, weight, present in self._lexical.presence_of(query.words)]
+        # a name others are built on ("MuJoCo") is held by the papers writing one of those ("MaMuJoCo") too
+        held = self._lexical.presence_of(query.words, base_names(query.text))
+        presence = [(word, weight, present[rows]) for word, weight, present in held]
         coverage = LexicalIndex.shares(presence, len(rows))
         # MiniLM cannot read names it never saw (words with two capitals: OPD, Q-MMR), so the share
         # of the query carried by the names a paper contains counts again, as extra evidence.

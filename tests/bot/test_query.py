@@ -332,3 +332,18 @@ def test_a_question_about_what_goes_wrong_asks_for_the_problems_abstracts_state(
     text: str, problems: bool, intent: str
 ) -> None:
     assert (parse(text).asks_for_problems, parse(text).intent) == (problems, intent)
+
+
+@pytest.mark.parametrize(
+    ("text", "listing"),
+    [
+        ("What results did the paper on spatiotemporal point processes report?", False),
+        ("What does this paper propose?", False),
+        ("Which paper proposes CURE?", True),
+        ("Is there a paper on grid safety?", True),
+        ("What papers use MuJoCo?", True),
+    ],
+)
+def test_the_paper_points_at_one_paper_and_asks_for_no_list(text: str, listing: bool) -> None:
+    """Found by a new user: "What results did the paper on ... report?" was answered as a list, with a video paper."""
+    assert parse(text).asks_for_list is listing
