@@ -84,6 +84,9 @@ class LexicalIndex:
             spelled = tuple(query_words(form))
             if len(spelled) >= 2 and len(acronym.rstrip("s")) >= 3:
                 self._long_forms.setdefault(spelled, []).extend(word_tokens(acronym.lower()))
+        self._long_forms_from: dict[str, list[tuple[str, ...]]] = {}  # by first word: a query is read once
+        for form in self._long_forms:
+            self._long_forms_from.setdefault(form[0], []).append(form)
         self._bm25 = retriever
         self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
         self._position = {pid: i for i, pid in enumerate(paper_ids)}
@@ -293,11 +296,11 @@ class LexicalIndex:
         paper writing "LLM-based" holds "large language models". Example: ['large', 'language', 'models',
         'recommendation'] -> {'large': ['llm'], 'language': ['llm'], 'models': ['llm']}"""
         out: dict[str, list[str]] = {}
-        for form, terms in self._long_forms.items():
-            n = len(form)
-            if any(tuple(said[i : i + n]) == form for i in range(len(said) - n + 1)):
-                for word in form:
-                    out.setdefault(word, []).extend(terms)
+        for i, first in enumerate(said):
+            for form in self._long_forms_from.get(first, ()):
+                if tuple(said[i : i + len(form)]) == form:
+                    for word in form:
+                        out.setdefault(word, []).extend(self._long_forms[form])
         return out
 
     def presence_of(
