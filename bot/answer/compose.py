@@ -226,6 +226,16 @@ class Composer:
                 chosen = picks.with_finding(chosen, mine, conf)  # and what it found
             elif not cited and query.intent == "how" and not context.asked and _seeks_a_way(query, hit):
                 chosen = picks.with_finding(chosen, mine, conf, measured=True)  # how it works, and that it works
+            elif (
+                not cited
+                and query.intent == "compare"
+                and len(scored) == 1
+                and not context.asked
+                and _named_at(query, hit) is not None
+            ):
+                # "CS-DICE vs regular DICE, what's the difference?" answered by one paper: what it found against
+                # the other, too ("incoherent pooled references collapse ..., while CS-DICE recovers ...")
+                chosen = picks.with_finding(chosen, mine, conf)
             elif not cited and query.intent == "how" and one and len(chosen) == 1 and _names_only(hit, chosen[0]):
                 # "How does Cal-SPI stay safe?": a contribution saying only the words of the paper's name
                 # ("Calibrated Safe Policy Improvement") does not say how; its mechanism does

@@ -85,8 +85,8 @@ class LexicalIndex:
             if len(spelled) >= 2 and len(acronym.rstrip("s")) >= 3:
                 self._long_forms.setdefault(spelled, []).extend(word_tokens(acronym.lower()))
         self._long_forms_from: dict[str, list[tuple[str, ...]]] = {}  # by first word: a query is read once
-        for form in self._long_forms:
-            self._long_forms_from.setdefault(form[0], []).append(form)
+        for words_of in self._long_forms:
+            self._long_forms_from.setdefault(words_of[0], []).append(words_of)
         self._bm25 = retriever
         self._pairs = pairs  # BM25 over neighbouring word pairs (proximity); None for an empty corpus
         self._position = {pid: i for i, pid in enumerate(paper_ids)}

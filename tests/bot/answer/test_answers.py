@@ -261,6 +261,14 @@ def test_the_weaknesses_of_a_method_are_the_problems_papers_state_with_it(seeded
     assert "algorithms like GRPO estimate advantages directly from sparse on-policy rollouts" in limits.markdown
 
 
+def test_a_named_paper_against_its_baseline_says_what_it_found_against_it(seeded_bot):
+    """Round 60: "CS-DICE vs regular DICE" said what CS-DICE changes, not that pooled references collapse where
+    CS-DICE recovers high-return policies; judges preferred the release before the work for it twice."""
+    answer = seeded_bot.ask("CS-DICE vs regular DICE, what's the difference?")
+    assert [c.paper.label for c in answer.citations] == ["CS-DICE"]
+    assert "incoherent pooled references collapse to suboptimal behavior, while CS-DICE recovers" in answer.markdown
+
+
 def test_a_list_leaves_out_papers_on_the_field_without_what_was_asked(seeded_bot):
     """Four papers on RL for LLMs pass the cut by meaning; only CPA and STAR report a speed-up."""
     answer = seeded_bot.ask("Which papers report wall-clock or end-to-end training speedups for RL on LLMs?")
