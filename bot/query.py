@@ -74,7 +74,12 @@ _PROBLEMS = re.compile(
     r"(?:problems?|issues?) (?:with|of)|(?:goes|go|went) wrong)\b",
     re.IGNORECASE,
 )
-_WHY = re.compile(r"\bwhy\b|\breasons?\b|\bmotivat\w*|\bwhat causes\b|\bcause[sd]?\b", re.IGNORECASE)
+# "what causes X?", "the cause of X", "caused by": not a statement that one thing causes another ("SFT followed by
+# RL causes drift, any method that ...?" asks for a method)
+_WHY = re.compile(
+    r"\bwhy\b|\breasons?\b|\bmotivat\w*|\bwhat (?:\w+ )?causes\b|\bcauses? (?:of|for)\b|\bthe cause\b|\bcaused\b",
+    re.IGNORECASE,
+)
 _HOW = re.compile(
     r"^\s*(?:how|in what way)\b|\bhow (?:do|does|can|could|to|is|are|would|should|did)\b|\bways? (?:to|of)\b|"
     r"\btechniques? (?:for|to)\b|\bapproach(?:es)? (?:to|for)\b|\bmethods? (?:for|to)\b",

