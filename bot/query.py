@@ -295,6 +295,12 @@ class Query:
         return " ".join(written.get(w, w) for w in words)
 
     @property
+    def name_words(self) -> frozenset[str]:
+        """The words of the names it writes (`names`), as its words are. Example: "Which papers use MuJoCo and
+        Q-MMR?" -> frozenset({'mujoco', 'q-mmr'})"""
+        return frozenset(word for name in self.names for word in query_words(name))
+
+    @property
     def artifact_topic(self) -> str:
         """For a question asking who made a kind of thing (`artifact`), its topic beyond that kind: empty
         when it asks about every such paper.

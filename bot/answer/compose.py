@@ -200,11 +200,12 @@ class Composer:
             shown = bool(context.said) and not any(p.sentence.role == roles.CONTRIBUTION for p in mine)
             # one named paper asked about on its own (a follow-up's sentences are scored against two questions)
             one = lead is not None and not context.asked
-            chosen = picks.choose(mine, query.intent, count, conf, lead=not shown, one=one)
             if cited and query.asks_for_problems:
                 # "What are the limitations of GRPO?": a further paper says the problem it states with it
                 found = picks.limitation(mine, conf)
                 chosen = [found] if found is not None else []
+            else:
+                chosen = picks.choose(mine, query.intent, count, conf, lead=not shown, one=one)
             if not chosen or (
                 cited and query.intent == "why" and all(p.sentence.role == roles.CONTRIBUTION for p in chosen)
             ):

@@ -24,7 +24,6 @@ from bot.search.relevance import Relevant
 from bot.search.service import SearchService
 from bot.settings import AnswerSettings, CheckSettings, GeneratorSettings
 from bot.text import sentences
-from bot.text.terms import query_words
 from bot.types import Answer, Citation, SearchResult
 
 log = logging.getLogger(__name__)
@@ -255,7 +254,7 @@ def _users(query: Query, cut: Relevant, most: int) -> tuple[str, ...]:
     MuJoCo?"), the papers naming them all (at most `most`): a paper using MuJoCo says so in passing, so its
     text is little like the name, and the cut alone would miss it. Example: topic 'mujoco' -> the papers
     whose abstracts say MuJoCo; topic 'safe reinforcement learning' -> ()"""
-    names = {word.lower() for name in query.names for word in query_words(name)}
+    names = query.name_words
     if not query.asks_for_list or not names or not set(query.topic.lower().split()) <= names:
         return ()
     return cut.holding[:most]

@@ -8,11 +8,11 @@ The list operations check their arguments and match names; the rows are kept by 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping
 
 from bot.errors import QueryError, UnknownPaperError
 from bot.store import Store
+from bot.store.lists import not_on_list
 from bot.types import Paper, ReadingList
 
 # A paper id prefix this long is specific enough to type (ids are 'p' and 12 hex digits).
@@ -104,7 +104,5 @@ def remove_from_list(store: Store, name: str, refs: list[str]) -> int:
     stored = resolve(store.papers(), rest)
     absent = [f"{r.strip()} ({p.paper_id})" for r, p in zip(rest, stored, strict=True) if p.paper_id not in known]
     if absent:  # named as the user named them, not only by id
-        raise UnknownPaperError(
-            f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
-        )
+        raise not_on_list(name, absent)
     return store.lists.remove(name, list(dict.fromkeys([pid for pid in ids if pid] + [p.paper_id for p in stored])))

@@ -173,25 +173,24 @@ def _references(question: str, cited: dict[int, Paper], short: bool = True) -> t
         chosen = [take(cited.get(n)) for n in numbers]
         return _join([p.label for p in chosen if p is not None]) or None
 
+    def no_such(what: str) -> QueryError:
+        have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
+        return QueryError(
+            f"the previous answer cites {plural(len(papers))} ({have}); there is no {what}, "
+            "so ask about one of those, or ask a new question"
+        )
+
     def by_number(number: int) -> str | None:
         paper = take(cited.get(number))
         if paper is None and short and number > max(cited, default=0):  # "tell me about paper 9" after eight
-            have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
-            raise QueryError(
-                f"the previous answer cites {plural(len(papers))} ({have}); there is no paper {number} in it, "
-                "so ask about one of those, or ask a new question"
-            )
+            raise no_such(f"paper {number} in it")
         return paper.label if paper is not None else None
 
     def by_ordinal(index: int, noun: bool) -> str | None:
         if not (noun or short):
             return None
         if not -len(papers) <= index < len(papers):
-            have = ", ".join(f"[{n}] {p.label}" for n, p in cited.items())
-            raise QueryError(
-                f"the previous answer cites {plural(len(papers))} ({have}); there is no {_ordinal_word(index)} one, "
-                "so ask about one of those, or ask a new question"
-            )
+            raise no_such(f"{_ordinal_word(index)} one")
         paper = take(papers[index])
         return paper.label if paper is not None else None
 

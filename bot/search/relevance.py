@@ -18,7 +18,6 @@ from bot.settings import TriageSettings
 from bot.store.corpus import Corpus
 from bot.store.lexical import LexicalIndex
 from bot.store.nearest import lexical_candidates
-from bot.text.terms import query_words
 from bot.text.wording import plural
 from bot.types import Cut
 
@@ -98,9 +97,9 @@ def above_cut(scored: TopicScores, settings: TriageSettings) -> tuple[Cut, np.nd
 def naming_all(scored: TopicScores, topic: str) -> np.ndarray:
     """For a topic that is only names ("MuJoCo", "GRPO and DAPO"), the papers scored exactly that name them all:
     a paper using MuJoCo says so in passing, so its text is little like the name and the cut alone misses it.
-    None for any other topic. Example: 'MuJoCo' -> the papers whose abstracts say MuJoCo (or MaMuJoCo)"""
+    No paper for any other topic. Example: 'MuJoCo' -> the papers whose abstracts say MuJoCo (or MaMuJoCo)"""
     query = parse(topic)
-    names = {word for name in query.names for word in query_words(name)}
+    names = query.name_words
     if not names or not set(query.words) <= names:
         return np.zeros(len(scored.score), dtype=bool)
     return (scored.coverage >= 1.0) & scored.exact

@@ -117,9 +117,7 @@ class ReadingLists:
         on_list = {pid for pid, _ in self.entries(name)}
         absent = [pid for pid in paper_ids if pid not in on_list]
         if absent:
-            raise UnknownPaperError(
-                f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
-            )
+            raise not_on_list(name, absent)
         self._writable()
         with self._db.transaction(_CHANGE) as db:
             db.executemany(
@@ -157,3 +155,13 @@ class ReadingLists:
                 f"create it with `paperbot list add {shlex.quote(name)} ID...`"
             )
         return name
+
+
+def not_on_list(name: str, absent: list[str]) -> UnknownPaperError:
+    """The error for papers (as the user named them) that the list `name` does not hold.
+
+    Example: not_on_list("to read", ["ASCPO (pc67b)"]) -> "not on the list 'to read': ASCPO (pc67b); ..."
+    """
+    return UnknownPaperError(
+        f"not on the list {name!r}: {', '.join(absent)}; `paperbot list show {shlex.quote(name)}` shows what is"
+    )

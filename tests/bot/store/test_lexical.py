@@ -207,20 +207,23 @@ def test_building_from_numbered_terms_scores_as_bm25s_does_from_the_term_lists()
     assert index.scores("GRPO")[index.paper_ids.index("e")] == 0
 
 
+def _holders(index: LexicalIndex, query: str) -> dict[str, list[str]]:
+    """Each word of `query` and the papers `word_presence` finds it in, in index order."""
+    return {
+        word: [pid for pid, held in zip(index.paper_ids, mask.tolist(), strict=True) if held]
+        for word, _, mask in index.word_presence(query)
+    }
+
+
 def test_a_name_others_are_built_on_is_present_inside_them():
     """ "MuJoCo", written with a capital inside, is also in "MaMuJoCo" (the multi-agent MuJoCo); a plain
     lower-case word is not in the words ending with it."""
     docs = {"a": "A study on MaMuJoCo tasks.", "b": "Experiments on MuJoCo.", "c": "Machine unlearning for models."}
     index = LexicalIndex.build(docs, LexicalSettings())
     assert base_names("on MuJoCo with GRPO, WebArena and Q-MMR") == {"mujoco", "webarena"}
-
-    def present(query: str) -> dict[str, bool]:
-        [(_, _, mask)] = index.word_presence(query)
-        return dict(zip(index.paper_ids, mask.tolist(), strict=True))
-
-    assert present("MuJoCo") == {"a": True, "b": True, "c": False}
-    assert present("mujoco") == {"a": False, "b": True, "c": False}
-    assert present("learning") == {"a": False, "b": False, "c": False}
+    assert _holders(index, "MuJoCo") == {"mujoco": ["a", "b"]}
+    assert _holders(index, "mujoco") == {"mujoco": ["b"]}
+    assert _holders(index, "learning") == {"learning": []}
     assert index.coverage("MuJoCo", docs["a"]) == (1.0, ("mujoco",))
     assert index.coverage("mujoco", docs["a"])[0] == 0.0
 
@@ -236,14 +239,12 @@ def test_plain_words_for_a_comparison_are_found_as_an_abstract_writes_them():
     }
     index = LexicalIndex.build(docs, LexicalSettings())
     assert akin("beating") == {"outperform", "surpass"} and akin("GRPO") == frozenset()
-    presence = {
-        word: (weight, dict(zip(index.paper_ids, mask.tolist(), strict=True)))
-        for word, weight, mask in index.word_presence("beat plain SFT")
-    }
-    assert presence["beat"][1] == {"a": True, "b": False, "c": False, "d": False}
-    assert presence["plain"][1] == {"a": True, "b": True, "c": True, "d": False}
+    holders = _holders(index, "beat plain SFT")
+    assert holders["beat"] == ["a"]
+    assert holders["plain"] == ["a", "b", "c"]
     # "plain" alone is in one paper of four, its family in three: the weight of a word in three
-    assert presence["plain"][0] == pytest.approx(index.idf("standard")) and presence["plain"][0] < index.idf("plain")
+    weight = {word: w for word, w, _ in index.word_presence("beat plain SFT")}["plain"]
+    assert weight == pytest.approx(index.idf("standard")) and weight < index.idf("plain")
     assert index.coverage("beat plain SFT", docs["a"]) == (1.0, ("beat", "plain", "sft"))
 
 
@@ -257,19 +258,11 @@ def test_a_long_form_in_the_query_is_held_by_papers_writing_the_acronym():
         "c": "IL for robots.",
     }
     index = LexicalIndex.build(docs, LexicalSettings())
-
-    def present(query: str) -> dict[str, list[str]]:
-        masks = {word: mask for word, _, mask in index.word_presence(query)}
-        return {
-            word: [pid for pid, m in zip(index.paper_ids, mask.tolist(), strict=True) if m]
-            for word, mask in masks.items()
-        }
-
-    assert present("large language models for recommendation") == {
+    assert _holders(index, "large language models for recommendation") == {
         "large": ["a", "b"],
         "language": ["a", "b"],
         "models": ["a", "b"],
         "recommendation": ["b"],
     }
-    assert present("imitation learning")["imitation"] == ["a"]
+    assert _holders(index, "imitation learning")["imitation"] == ["a"]
     assert index.coverage("large language models for recommendation", docs["b"])[0] == 1.0
