@@ -10,6 +10,7 @@ It does not search or compose.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,6 +131,10 @@ def _another(query: Query, papers: list[Paper], topic: str, settings: RetrievalS
     return Followup(query.text, asked, (), "another", excluded=_ids(papers))
 
 
+# A question of bracketed numbers and nothing else (stops and spaces aside): "[0]", "[-1]", "[1-3]".
+_ONLY_BRACKETS = re.compile(r"[\s.,;:!?]*(?:\[[^\]\w]*(?:\d[^\]\w]*)+\][\s.,;:!?]*)+")
+
+
 def _check_markers(query: Query, cited: list[int]) -> None:
     """A citation number like [3] points into the previous answer: it must have one to point at.
 
@@ -138,6 +143,13 @@ def _check_markers(query: Query, cited: list[int]) -> None:
         raises "... cites [1], [2], [3]; there is no [4] ..."
     """
     numbers = query.citations
+    if not numbers and _ONLY_BRACKETS.fullmatch(query.text):
+        # "[0]", "[-1]", "[1-3]": a bracket and nothing to search for, yet not a citation this reads
+        raise QueryError(
+            f"{query.text!r} holds no words to search for and no citation this can follow up: citations are "
+            "numbered from [1], one to a bracket ([1] or [1, 3], not [1-3]); ask a question in words, or refer "
+            "to an earlier answer's [n]"
+        )
     if not numbers:
         return
     if not cited:

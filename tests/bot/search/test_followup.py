@@ -311,3 +311,15 @@ def test_asking_for_another_paper_sets_the_earlier_ones_aside() -> None:
     assert (
         followup.resolve("How does CURE compare with other methods for unlearning?", single, SETTINGS).kind != "another"
     )
+
+
+def test_a_question_of_brackets_alone_is_an_error_not_a_search() -> None:
+    """ "[0]", "[-1]" and "[1-3]" are no citation this reads and hold no words: before this they were searched
+    (matching a "0" in an abstract) and answered with unrelated papers."""
+    previous = Answer("q", "x", False, (Citation(1, PAPERS[0]), Citation(2, PAPERS[1])), ())
+    for question in ("[0]", "[-1]", "[1-3]", "[0, 1]?"):
+        for earlier in (None, previous):
+            with pytest.raises(QueryError, match=re.escape("holds no words to search for")):
+                followup.resolve(question, earlier, SETTINGS)
+    assert followup.resolve("[2]", previous, SETTINGS).paper_ids == (PAPERS[1].paper_id,)
+    assert followup.resolve("rewards in [0, 1]", None, SETTINGS).kind == "new"
