@@ -31,6 +31,9 @@ _ESCAPED = re.compile(r"\\([%&#_$])")  # \% -> %
 # ("O~(dT)" is soft-O), a space or a slash ("/~user"), nor between digits ("4~16x" is a range),
 # nor before a distribution ("x_t~N(0, I)", "z~Bern(p)": "distributed as").
 _TIE = re.compile(r"(?<=\w\w|[\w)]\.)~(?=[\w(\[])(?![A-Z][A-Za-z]{0,5}\()")
+# LaTeX's dashes between words or numbers: "bound---that is" (em), "encode--evolve--decode", "4--16" (en);
+# a longer run or one touching other marks ("--flag", "<-->") is left as written.
+_DASHES = re.compile(r"(?<=[\w)\]])(?:(---)|--)(?=[\w(\[])|(?<= )(?:(---)|--)(?= )")
 
 
 def normalised(text: str) -> str:
@@ -83,7 +86,8 @@ def _untie(match: re.Match[str]) -> str:
 def display(text: str) -> str:
     """`text` with markdown emphasis and LaTeX rendered readably, on one line per paragraph.
 
-    Example: display("**STAR** beats $\\chi$-Bench by \\textbf{5}%") -> 'STAR beats χ-Bench by 5%'
+    Example: display("**STAR** beats $\\chi$-Bench by \\textbf{5}%") -> 'STAR beats χ-Bench by 5%';
+        display("a bound---that is, 4--16 steps") -> 'a bound—that is, 4–16 steps'
     """
     out = " ".join(text.split())
     out = _MATH.sub(lambda m: _latex_to_text(_DOUBLE_BACKSLASH.sub(r"\\", m.group(1))), out)
@@ -91,6 +95,7 @@ def display(text: str) -> str:
     out = _EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or "", out)
     out = _ESCAPED.sub(r"\1", out)
     out = _TIE.sub(_untie, out)
+    out = _DASHES.sub(lambda m: "\u2014" if m.group(1) or m.group(2) else "\u2013", out)
     # Rendering can leave nothing of a fragment ("\\qubegin" is an unknown macro): keep it as written,
     # so that every paper has text to show, chunk and embed.
     return out if re.search(r"\w", out) or not text.strip() else " ".join(text.split())

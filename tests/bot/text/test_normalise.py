@@ -84,3 +84,17 @@ def test_display_renders_a_latex_tie_between_words_as_a_space(raw: str, shown: s
 def test_display_keeps_typewriter_and_sans_serif_names(raw: str, shown: str) -> None:
     """pylatexenc drops \texttt and \textsf text: a method named that way must stay searchable."""
     assert display(raw) == shown
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a dimension-free bound---that is, the error", "a dimension-free bound\u2014that is, the error"),  # Q-MMR
+        ("an encode--evolve--decode interface", "an encode\u2013evolve\u2013decode interface"),  # Seahorse
+        ("4--16 layers and pages (a)--(b)", "4\u201316 layers and pages (a)\u2013(b)"),
+        ("spaced -- as here --- and here", "spaced \u2013 as here \u2014 and here"),
+        ("run it with --help or <--> or a----b", "run it with --help or <--> or a----b"),  # not dashes
+    ],
+)
+def test_display_renders_latex_dashes(raw: str, shown: str) -> None:
+    assert display(raw) == shown
