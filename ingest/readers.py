@@ -22,7 +22,7 @@ from bot.text.clean import clean, escaped
 from bot.types import Source
 from ingest.bibliography import read_bib, read_ris
 from ingest.decoding import LineStream, decode, split_lines
-from ingest.records import YEAR, Limits, RawRecord, check_length, cut
+from ingest.records import YEAR, Limits, RawRecord, check_length, cut, too_short
 from ingest.structured import Say, read_csv, read_json, read_jsonl
 from ingest.where import RecordFilter, keep_records
 
@@ -254,6 +254,8 @@ def _read_text(file: Path, text: str, skip_bad: bool, warnings: list[str], limit
                 raise
             warnings.append(exc.skipped)
             continue
+        if short := too_short(paragraph):
+            warnings.append(f"{file} line {line_no}: {short}")
         if len(paragraph) > limits.record_chars:  # only when the abstract limit is set above it
             warnings.append(
                 f"{file} line {line_no}: a paragraph of {len(paragraph):,} characters, cut to its first "

@@ -63,6 +63,7 @@ class Notes:
     LONG = "abstracts like these kept whole"
     CUT = "abstracts like these cut"
     REPLACED = "fields like these with characters replaced by U+FFFD"
+    SHORT = "abstracts like these kept, though too short to be abstracts"
 
     def __init__(self, file: Path) -> None:
         self.file = file
@@ -116,6 +117,8 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
             f"{where}: an abstract of {len(abstract):,} characters, more than the {limits.abstract_chars:,} "
             "abstracts have; kept (check that 'abstract' or 'text' holds the abstract)",
         )
+    if short := too_short(abstract):
+        notes.add(Notes.SHORT, f"{where}: {short}")
     source_id = next((_id(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
 
     def field(name: str, read: Callable[[Any], Any], expected: str) -> Any:
@@ -191,6 +194,24 @@ def check_length(abstract: str, where: str, fix: str, max_chars: int) -> None:
             f"an abstract of {len(abstract):,} characters, more than the {max_chars:,} an abstract can have",
             fix,
         )
+
+
+# Fewer words than any abstract has: "No abstract available.", "Short.", a stray heading.
+_FEWEST_WORDS = 4
+
+
+def too_short(abstract: str) -> str | None:
+    """What to say of an abstract too short to be one (it is kept: it may be meant), or None.
+
+    Example: too_short("No abstract available.") -> "an abstract of 3 words ('No abstract available.'), ..."
+    """
+    words = len(abstract.split())
+    if words >= _FEWEST_WORDS:
+        return None
+    return (
+        f"an abstract of {words} word{'s' if words != 1 else ''} ({_show(abstract)}), too short to be one; kept "
+        "as a paper: remove it if it is not an abstract"
+    )
 
 
 # What spreadsheets and exports write for "no value": left out without a note.

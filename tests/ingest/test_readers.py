@@ -341,3 +341,18 @@ def test_a_title_over_long_lines_below_the_first_paragraph_is_no_collection_name
     assert len(records) == 2
     assert records[0].text.startswith("Deep RL Survey 2019\n")
     assert {r.source.collection for r in records} == {"NeurIPS 2026"}
+
+
+def test_an_abstract_too_short_to_be_one_is_kept_with_a_warning(tmp_path: Path) -> None:
+    """A stray heading that ends with a stop ("Short.") or an export's "No abstract available." is kept (it
+    may be meant) and said, with where it is; an abstract of four words or more is not."""
+    text, table = tmp_path / "x.txt", tmp_path / "x.csv"
+    text.write_text("NeurIPS 2026\n\nShort.\n\nWe propose a method that works well.\n")
+    table.write_text("title,abstract\nA,No abstract available.\nB,We propose a method that works.\n")
+    for path, line, shown in ((text, 3, "1 word ('Short.')"), (table, 2, "3 words ('No abstract available.')")):
+        warnings: list[str] = []
+        assert len(read_file(path, warnings=warnings)) == 2
+        assert warnings == [
+            f"{path} line {line}: an abstract of {shown}, too short to be one; kept as a paper: remove it if it "
+            "is not an abstract"
+        ]
