@@ -162,10 +162,13 @@ class PaperbotIngest:
 
     def __call__(self, sample: Path, store: Path) -> float:
         from bot.app import Paperbot
+        from bot.cli.wiring import ingest_model
         from ingest import pipeline
 
         app = Paperbot(settings_for(store))
-        embed, self.chunks, self.embed_seconds, self.texts = app.embedder.fresh, 0, 0.0, []
+        started = time.perf_counter()
+        # as `paperbot ingest` does: a new store is built in the precision this machine embeds faster (timed)
+        embed, self.chunks, self.embed_seconds, self.texts = ingest_model(app), 0, 0.0, []
 
         def counted(texts: list[str]) -> Any:
             started = time.perf_counter()
@@ -175,7 +178,6 @@ class PaperbotIngest:
             self.texts += texts
             return vectors
 
-        started = time.perf_counter()
         report = pipeline.run([sample], app.settings, app.store, counted)
         seconds = time.perf_counter() - started
         stored = getattr(app.store, "embed", app.settings.embed)  # the precision the store was built in

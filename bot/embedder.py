@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,19 @@ import numpy as np
 
 from bot import encoder
 from bot.errors import ModelError
-from bot.settings import EmbedSettings
+from bot.settings import EmbedSettings, stored
+from bot.settings.stored import Precision
 
 log = logging.getLogger(__name__)
 
 BUNDLED_PREFIX = "bundled:"
+
+# How much faster than float32 bfloat16 must embed for a new store with precision 'auto' to be built in it.
+_BFLOAT16_GAIN = 1.1
+# What `faster_precision` times: a batch of texts about as long as ingest's chunks (120 tokens).
+_CALIBRATION = " ".join(
+    ["We propose a method that learns a policy from offline data with calibrated uncertainty estimates."] * 6
+)
 
 
 def model_path(model: str) -> Path:
@@ -75,7 +85,6 @@ class Embedder:
             raise ModelError(f"cannot load the embedding model at {self.path}: {exc}") from exc
         limit = model.max_seq_length or self.settings.max_word_pieces
         model.max_seq_length = min(limit, self.settings.max_word_pieces)
-        log.info("embedding in %s", self.precision)
         dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self._torch_dimension = int(dimension() or 0)
         self._model = model
@@ -90,18 +99,44 @@ class Embedder:
             return self._numpy.embed(texts)
         return self._encode(texts, bulk=False)
 
-    def embed_bulk(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors computed in the settings' precision: for ingest, where bfloat16
-        (on a CPU with it natively) embeds about twice as fast, within cosine 0.9999 of float32."""
-        return self._encode(texts, bulk=True)
+    def embed_bulk(self, texts: list[str], precision: Precision | None = None) -> np.ndarray:
+        """Unit-length float32 vectors computed in `precision` (default: the settings'): for ingest, where
+        bfloat16 embeds up to twice as fast on some CPUs with it natively, within cosine 0.9999 of float32."""
+        return self._encode(texts, bulk=True, precision=precision)
 
-    def _encode(self, texts: list[str], bulk: bool) -> np.ndarray:
+    def faster_precision(self) -> Precision:
+        """The precision a new store is built in when its settings say 'auto': float32 where the CPU lacks
+        native bfloat16; elsewhere whichever embeds abstract-sized texts faster here, bfloat16 only when it is
+        _BFLOAT16_GAIN times as fast. Measured, because the flag does not say it: on one host with avx512_bf16
+        bfloat16 ran MiniLM 2x faster than float32, on another 1.7x slower (docs/performance.md). Takes about
+        two seconds: each precision embeds _CALIBRATION once to warm up, then is timed twice, alternately."""
+        if not stored.native_bfloat16():
+            return "float32"
+        texts = [_CALIBRATION] * self._batch
+        best: dict[Precision, float] = {}
+        for round_ in range(3):
+            for precision in ("float32", "bfloat16"):
+                started = time.perf_counter()
+                self._encode(texts, bulk=True, precision=precision)
+                if round_:  # the first round warms up (the model's load, bfloat16's kernels)
+                    best[precision] = min(best.get(precision, math.inf), time.perf_counter() - started)
+        choice: Precision = "bfloat16" if best["bfloat16"] * _BFLOAT16_GAIN < best["float32"] else "float32"
+        log.info(
+            "a batch in float32 %.3f s, in bfloat16 %.3f s: a new store embeds in %s",
+            best["float32"],
+            best["bfloat16"],
+            choice,
+        )
+        return choice
+
+    def _encode(self, texts: list[str], bulk: bool, precision: Precision | None = None) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         import torch
 
         model = self._load_model()
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bulk and self.precision == "bfloat16"):
+        half = bulk and (precision or self.precision) == "bfloat16"
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=half):
             vectors = model.encode(
                 texts,
                 batch_size=self._batch,

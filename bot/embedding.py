@@ -19,6 +19,7 @@ from cachetools import LRUCache
 
 from bot import embedder
 from bot.settings import EmbedSettings
+from bot.settings.stored import Precision
 
 
 class Kept(Protocol):
@@ -71,7 +72,11 @@ class CachedEmbedder:
         `ingest --sentences`, which keeps every abstract sentence's vector in the store instead."""
         return embedder.load(self._settings).embed(texts)
 
-    def fresh(self, texts: list[str]) -> np.ndarray:
-        """Vectors straight from the model in the store's precision (bfloat16 where the CPU has it),
-        kept out of the cache: for ingest, whose thousands of chunks would only churn through it."""
-        return embedder.load(self._settings).embed_bulk(texts)
+    def fresh(self, texts: list[str], precision: Precision | None = None) -> np.ndarray:
+        """Vectors straight from the model in `precision` (default: the settings'), kept out of the cache:
+        for ingest, whose thousands of chunks would only churn through it."""
+        return embedder.load(self._settings).embed_bulk(texts, precision)
+
+    def faster_precision(self) -> Precision:
+        """The precision this machine embeds faster in, for a new store (bot.embedder.Embedder.faster_precision)."""
+        return embedder.load(self._settings).faster_precision()

@@ -124,3 +124,24 @@ def test_small_speed_run_reports_every_measure(tmp_path: Path) -> None:
     assert f"search p50 / p95, {large['papers']} papers, warm |" in table
     assert "not run: chat users (--users 0)" in table
     assert f"the abstracts' {kept['sentences']['sentences']:,} sentences kept (`ingest --sentences`" in table
+
+
+def test_targets_of_a_run_without_the_large_store_are_not_measured() -> None:
+    """`--large 0 --users 0` (the ingest rows alone) once failed as it reported: no large store, no sentences kept."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        from speed_table import targets
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    result = {
+        "large": None,
+        "users": None,
+        "kept": None,
+        "paperbot": {"cold_search_s": 0.8, "help_s": 0.1},
+        "ratios": {"paperbot_ingest_per_raw_model": 0.7},
+    }
+    rows = {t["target"]: t for t in targets(result)}
+    assert rows["ingest / raw model"]["met"] is False and rows["ingest / raw model"]["off"] == pytest.approx(1.43)
+    assert rows["cold search"]["met"] is True and rows["--help"]["met"] is True
+    measured = {"ingest / raw model", "cold search", "--help"}
+    assert all(t["met"] is None and t["value"] is None for name, t in rows.items() if name not in measured)

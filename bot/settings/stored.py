@@ -55,14 +55,14 @@ class EmbedSettings(BaseModel):
     max_word_pieces: int = Field(256, ge=16, description="The embedder's own input limit; longer input is truncated.")
     precision: Literal["auto", "float32", "bfloat16"] = Field(
         "auto",
-        description="What ingest embeds abstracts in. 'bfloat16' (torch CPU autocast) embeds about twice as fast "
-        "where the CPU has native bfloat16 (avx512_bf16 or amx_bf16), with vectors within cosine 0.9999 of "
-        "float32's (docs/performance.md); elsewhere it is slower than 'float32'. Questions and answer sentences "
-        "are always embedded in float32, so that they score the same whatever they are batched with. "
-        "'auto': a store keeps the "
-        "precision it was built with; a new store uses bfloat16 where the CPU has it natively, float32 elsewhere. "
-        "Part of the index fingerprint: to change an existing store's precision, set it and "
-        "`paperbot ingest --rebuild`.",
+        description="What ingest embeds abstracts in. 'bfloat16' (torch CPU autocast) embedded up to twice as "
+        "fast as 'float32' on some CPUs with native bfloat16 (avx512_bf16 or amx_bf16) and 1.7x slower on "
+        "another, with vectors within cosine 0.9999 of float32's (docs/performance.md); without native bfloat16 "
+        "it is always slower. Questions and answer sentences are always embedded in float32, so that they score "
+        "the same whatever they are batched with. 'auto': a store keeps the precision it was built with; the "
+        "ingest that builds a new store times both on this machine (about two seconds) and takes bfloat16 only "
+        "when it is 1.1x as fast, float32 where the CPU lacks it. Part of the index fingerprint: to change an "
+        "existing store's precision, set it and `paperbot ingest --rebuild`.",
     )
     engine: Literal["auto", "torch"] = Field(
         "auto",
@@ -82,7 +82,8 @@ class EmbedSettings(BaseModel):
     )
 
     def resolved_precision(self) -> Precision:
-        """The precision 'auto' stands for on this machine (for a new store), or the one set."""
+        """The precision set, or what 'auto' stands for before `paperbot ingest` has measured this machine
+        (bot.embedder.Embedder.faster_precision): bfloat16 where the CPU has it natively, float32 elsewhere."""
         if self.precision == "auto":
             return "bfloat16" if native_bfloat16() else "float32"
         return self.precision

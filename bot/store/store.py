@@ -24,6 +24,7 @@ import numpy as np
 
 from bot.errors import DiskFull, FingerprintError, StoreError
 from bot.settings import ChunkSettings, EmbedSettings, LexicalSettings, Settings, StoreSettings
+from bot.settings.stored import Precision
 from bot.store import cacheupdate, failures, readonly, records
 from bot.store import lock as storelock
 from bot.store.chroma import VectorStore
@@ -123,12 +124,29 @@ class Store:
         if built is None and (not self._local or self.registry.count()):
             built = self.vectors.stored()[1]
         pinned = adopted(embed, chunk, built)
-        if pinned is embed:
-            return
-        self.embed = pinned
-        self.fingerprint = index_fingerprint(pinned, chunk)
-        self._described = describe_fingerprint(pinned, chunk)
+        if pinned is not embed:
+            self._pin(pinned)
+
+    def _pin(self, embed: EmbedSettings) -> None:
+        """Read and write the store with `embed` (a precision set in place of 'auto') from now on."""
+        self.embed = embed
+        self.fingerprint = index_fingerprint(embed, self.chunk)
+        self._described = describe_fingerprint(embed, self.chunk)
         self.vectors.tag(self.fingerprint)
+
+    def unbuilt_auto(self) -> bool:
+        """Whether this is a store nothing was built in yet, whose precision is 'auto': the ingest that builds
+        it decides the precision (`build_in`). A store built before keeps the precision it was built with."""
+        if self.embed.precision != "auto" or self.registry.get_meta(REGISTRY_KEY) is not None:
+            return False
+        return not self.registry.count() and (self._local or self.vectors.stored()[1] is None)
+
+    def build_in(self, precision: Precision) -> None:
+        """Build this new store (`unbuilt_auto`) in `precision`, the one this machine embeds faster
+        (bot.embedder.Embedder.faster_precision); its fingerprint says so, so that every later reader and
+        ingest with 'auto' adopts it. Does nothing to a store built before."""
+        if self.unbuilt_auto():
+            self._pin(self.embed.model_copy(update={"precision": precision}))
 
     def _mismatch(self, cached: bool = False) -> FingerprintError | None:
         """The refusal for a store built with other settings; with `cached`, a vector cache of this

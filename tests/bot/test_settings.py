@@ -69,6 +69,8 @@ def test_a_bad_variable_names_itself_and_says_where_settings_are_described(monke
 NOT_TUNING = {
     ("bot/store/database.py", "_BUSY_TIMEOUT"): "how long SQLite waits for another process's write: not a quality knob",
     ("bot/store/lexical.py", "_UNRECORDED_BM25"): "the k1 and b that indexes saved before they were recorded carry",
+    ("bot/embedder.py", "_BFLOAT16_GAIN"): "how much faster a precision must time to be chosen over float32: a "
+    "margin for timing noise, not a quality knob (both give the same vectors to cosine 0.9999)",
     ("bot/encoder.py", "_ERF_P"): "coefficients of the error function's approximation: mathematics, not a knob",
     ("bot/encoder.py", "_ERF_Q"): "coefficients of the error function's approximation: mathematics, not a knob",
     ("ingest/identity.py", "_SHARED_WORDS"): "a cheap filter before storage.same_paper_similarity decides: "

@@ -63,6 +63,43 @@ def test_auto_precision_reads_a_store_in_the_precision_it_was_built_with(
         Paperbot(settings_for(built["float32"], embed={"precision": "bfloat16"})).search("reinforcement learning")
 
 
+def test_a_new_store_is_built_in_the_precision_paperbot_ingest_measured(
+    tmp_path: Path,
+    settings_for: Callable[..., Settings],
+    two_papers: Path,
+    small_abstracts: dict[str, str],
+    write_abstracts: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`paperbot ingest` (bot.cli.wiring) asks the model which precision is faster here only for a store built
+    in none yet; the answer is pinned in the fingerprint, so that later readers and ingests adopt it. The
+    answer stands in for the machine's (bot.embedder's measurement is tested in tests/bot/test_embedding.py)."""
+    from bot.cli import wiring
+    from bot.embedding import CachedEmbedder
+
+    asked: list[str] = []
+
+    def measured(self: CachedEmbedder) -> str:
+        asked.append("asked")
+        return "bfloat16"
+
+    monkeypatch.setattr(CachedEmbedder, "faster_precision", measured)
+    folder = tmp_path / "auto"
+    app = Paperbot(settings_for(folder))
+    assert app.store.unbuilt_auto()
+    assert wiring.ingest(app, [two_papers], progress=lambda done, total: None).added == 2
+    assert asked == ["asked"] and app.store.embed.precision == "bfloat16"
+    reopened = Paperbot(settings_for(folder))
+    assert not reopened.store.unbuilt_auto() and reopened.store.embed.precision == "bfloat16"
+    assert reopened.store.fingerprint == index_fingerprint(EmbedSettings(precision="bfloat16"), ChunkSettings())
+    more = write_abstracts(tmp_path / "more.txt", list(small_abstracts.values())[2:3])
+    assert wiring.ingest(reopened, [more], progress=lambda done, total: None).added == 1
+    assert asked == ["asked"]  # built: not asked again
+    assert len(reopened.search("reinforcement learning").hits) == 3
+    # A precision set in the settings is used as set, and nothing is timed.
+    assert not Paperbot(settings_for(tmp_path / "set", embed={"precision": "float32"})).store.unbuilt_auto()
+
+
 def test_store_paths_name_every_file_of_a_store(small_store: Settings) -> None:
     store = Store.open(small_store)
     store.corpus()  # a reader writes the vector cache beside the store
