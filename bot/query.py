@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.text.citations import MARKER, citation_numbers, is_citation, marker_numbers
-from bot.text.terms import base_names, query_pair_tokens, query_words, search_terms, word_tokens
+from bot.text.terms import query_pair_tokens, query_words, search_terms, word_tokens
 
 # --- What a question asks for (the extractive composer) ---
 
@@ -285,12 +285,13 @@ class Query:
     def topic(self) -> str:
         """What a "which papers" question is about: its content words without the question's framing.
 
-        Example: "Which papers use GRPO?" -> 'grpo'; "Which papers report experiments with Qwen3 models?" ->
+        Example: "Which papers use GRPO?" -> 'GRPO'; "Which papers report experiments with Qwen3 models?" ->
         'qwen3 models'; "Which papers run their experiments on MuJoCo (single- or multi-agent versions)?" -> 'MuJoCo'
         """
         kept = [w for w in self.words if w not in _TOPIC_FRAME]
-        # a name others are built on as written ("MuJoCo": bot.text.terms.base_names), so the topic still says it
-        written = {name.lower(): name for name in self.names if base_names(name)}
+        # names as written: "MuJoCo" is still said inside "MaMuJoCo" (bot.text.terms.base_names), and "LLMs" is
+        # still read as the acronym the corpus spells out ("Large Language Model (LLM)"), as triage reads it
+        written = {name.lower(): name for name in self.names}
         words = [w for w in kept if w not in self.aside] or kept or list(self.words)
         return " ".join(written.get(w, w) for w in words)
 

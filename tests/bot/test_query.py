@@ -268,7 +268,8 @@ def test_defines_tells_a_question_asking_what_something_is(text: str, asks_what_
 @pytest.mark.parametrize(
     ("text", "topic"),
     [
-        ("Which papers use GRPO?", "grpo"),
+        ("Which papers use GRPO?", "GRPO"),  # names as written: an acronym is read spelled out, as triage reads it
+        ("Which papers use LLMs for recommendation?", "LLMs recommendation"),
         ("Which papers report experiments with Qwen3 models?", "qwen3 models"),
         ("Which papers try to fix problems with on-policy distillation?", "on-policy distillation"),
         ("What are the main approaches to speculative decoding?", "speculative decoding"),
@@ -276,7 +277,7 @@ def test_defines_tells_a_question_asking_what_something_is(text: str, asks_what_
         # a parenthesis after a name elaborates it; without a name outside, it may hold the topic's name
         ("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?", "MuJoCo"),
         ("Which papers use the physics simulator (MuJoCo)?", "physics simulator MuJoCo"),
-        ("Which papers use GRPO (group relative policy optimization)?", "grpo"),
+        ("Which papers use GRPO (group relative policy optimization)?", "GRPO"),
     ],
 )
 def test_a_list_topic_leaves_out_how_the_question_frames_it(text: str, topic: str) -> None:
