@@ -63,7 +63,6 @@ class Notes:
     LONG = "abstracts like these kept whole"
     CUT = "abstracts like these cut"
     REPLACED = "fields like these with characters replaced by U+FFFD"
-    SHORT = "abstracts like these kept, though too short to be abstracts"
 
     def __init__(self, file: Path) -> None:
         self.file = file
@@ -117,8 +116,6 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
             f"{where}: an abstract of {len(abstract):,} characters, more than the {limits.abstract_chars:,} "
             "abstracts have; kept (check that 'abstract' or 'text' holds the abstract)",
         )
-    if short := too_short(abstract):
-        notes.add(Notes.SHORT, f"{where}: {short}")
     source_id = next((_id(obj[f]) for f in ID_FIELDS if obj.get(f) not in (None, "")), None)
 
     def field(name: str, read: Callable[[Any], Any], expected: str) -> Any:

@@ -304,7 +304,7 @@ def test_an_abstract_longer_than_any_real_one_is_a_bad_record(tmp_path: Path) ->
     # Regression: a 2.6 MB paragraph was stored as one abstract and took a minute to embed.
     huge = "word " * 5000  # 25,000 characters
     path = tmp_path / "x.txt"
-    path.write_text(f"First abstract.\n\n{huge}\n\nLast abstract.\n")
+    path.write_text(f"The first abstract of the file.\n\n{huge}\n\nThe last abstract of the file.\n")
     with pytest.raises(FormatError) as info:
         read_file(path)
     assert str(info.value).startswith(
@@ -312,7 +312,10 @@ def test_an_abstract_longer_than_any_real_one_is_a_bad_record(tmp_path: Path) ->
     )
     warnings: list[str] = []
     records = read_file(path, skip_bad=True, warnings=warnings)
-    assert [(r.text, r.source.record) for r in records] == [("First abstract.", 1), ("Last abstract.", 3)]
+    assert [(r.text, r.source.record) for r in records] == [
+        ("The first abstract of the file.", 1),
+        ("The last abstract of the file.", 3),
+    ]
     assert len(warnings) == 1 and warnings[0].startswith(f"skipped: {path} line 3: an abstract of 24,999")
 
 
@@ -343,16 +346,15 @@ def test_a_title_over_long_lines_below_the_first_paragraph_is_no_collection_name
     assert {r.source.collection for r in records} == {"NeurIPS 2026"}
 
 
-def test_an_abstract_too_short_to_be_one_is_kept_with_a_warning(tmp_path: Path) -> None:
-    """A stray heading that ends with a stop ("Short.") or an export's "No abstract available." is kept (it
-    may be meant) and said, with where it is; an abstract of four words or more is not."""
-    text, table = tmp_path / "x.txt", tmp_path / "x.csv"
-    text.write_text("NeurIPS 2026\n\nShort.\n\nWe propose a method that works well.\n")
-    table.write_text("title,abstract\nA,No abstract available.\nB,We propose a method that works.\n")
-    for path, line, shown in ((text, 3, "1 word ('Short.')"), (table, 2, "3 words ('No abstract available.')")):
-        warnings: list[str] = []
-        assert len(read_file(path, warnings=warnings)) == 2
-        assert warnings == [
-            f"{path} line {line}: an abstract of {shown}, too short to be one; kept as a paper: remove it if it "
-            "is not an abstract"
-        ]
+def test_a_paragraph_too_short_to_be_an_abstract_is_kept_with_a_warning(tmp_path: Path) -> None:
+    """A stray line of a text file that ends with a stop ("Short.") is kept (it may be meant) and said, with
+    where it is; a paragraph of four words or more is not. A record's abstract field is taken as meant."""
+    text = tmp_path / "x.txt"
+    text.write_text("NeurIPS 2026\n\nShort.\n\nWe propose a method that works well.\n\nNo abstract available.\n")
+    warnings: list[str] = []
+    assert len(read_file(text, warnings=warnings)) == 3
+    assert warnings == [
+        f"{text} line {line}: an abstract of {shown}, too short to be one; kept as a paper: remove it if it is not "
+        "an abstract"
+        for line, shown in ((3, "1 word ('Short.')"), (7, "3 words ('No abstract available.')"))
+    ]
