@@ -417,3 +417,20 @@ def test_a_citation_number_with_no_earlier_answer_says_so(seeded_store: Settings
     run = run_cli("ask", "compare [1] and [3]", "--store", seeded_store.store)
     assert (run.code, run.out) == (2, "")
     assert "no earlier answer with citations to refer to" in run.err
+
+
+@pytest.mark.slow
+def test_verbose_logs_each_step_of_a_search_and_an_answer_with_its_time(seeded_store: Settings, tmp_path: Path) -> None:
+    """`-v` says "also log each step with its timing": a search's and an answer's steps, not one line."""
+    run = _paperbot("-v", "--store", seeded_store.store, "ask", "How does Cal-SPI certify model error?", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    steps = [
+        r"searched 1: question vectors [0-9.]+ s, BM25 [0-9.]+ s, dense [0-9.]+ s, fused and ranked [0-9.]+ s",
+        r"1 question\(s\): searched in [0-9.]+ s, relevance cut and lists in [0-9.]+ s",
+        r"composed the extractive answer in [0-9.]+ s",
+        r"checked its [0-9]+ sentences in [0-9.]+ s",
+    ]
+    for step in steps:
+        assert re.search(step, run.stderr), (step, run.stderr)
+    quiet = _paperbot("--store", seeded_store.store, "search", "Cal-SPI", cwd=tmp_path)
+    assert quiet.returncode == 0 and "searched" not in quiet.stderr

@@ -9,6 +9,7 @@ write sentences (bot.answer.compose, bot.answer.generate) itself.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -73,8 +74,16 @@ class AnswerService:
         asked = self._others(self._untangle(asked))
         # Answers draw on more papers than a search shows, for "which papers" lists.
         k = max(self.search.settings.k, self.settings.list_max)
+        started = time.perf_counter()
         results = self.search.search_followups(asked, k)
+        searched = time.perf_counter()
         contexts = self._contexts(asked, results, previous)
+        log.info(
+            "%d question(s): searched in %.3f s, relevance cut and lists in %.3f s",
+            len(asked),
+            searched - started,
+            time.perf_counter() - searched,
+        )
         out = []
         for f, (result, context) in zip(asked, contexts, strict=True):
             out.append(self._as_asked(f, self.answer_stream(f.standalone, result, backend, context)))
@@ -232,8 +241,12 @@ class AnswerService:
                 log.info("%s", notice)
                 answer = replace(composer.compose(question, result), notice=notice)
         else:
+            started = time.perf_counter()
             answer = composer.compose(question, result)
+            log.info("composed the extractive answer in %.3f s", time.perf_counter() - started)
+        started = time.perf_counter()
         answer = check_answer(answer, self.embed, self.check)
+        log.info("checked its %d sentences in %.3f s", len(answer.sentences), time.perf_counter() - started)
         yield from sentences.pieces(answer.markdown)
         yield answer
 

@@ -13,7 +13,10 @@ It never calls a language model and composes no answers. Measurements: docs/retr
 
 from __future__ import annotations
 
+import itertools
+import logging
 import math
+import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +31,8 @@ from bot.store.nearest import lexical_candidates, top_indices
 from bot.store.rows import read_many
 from bot.text.terms import base_names
 from bot.types import Hit, ScoreParts, SearchResult
+
+log = logging.getLogger(__name__)
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -73,17 +78,25 @@ class Retriever:
         parsed = [as_query(q) for q in queries]
         if not self._papers or not self.corpus.paper_ids:
             raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
+        steps = [time.perf_counter()]
         vectors = self.embed_queries([q.text for q in parsed])
+        steps.append(time.perf_counter())
         bm25 = [self._bm25(q) for q in parsed]
+        steps.append(time.perf_counter())
         # Searched through Chroma's index, the best BM25 papers are dense candidates too.
         extra = self.corpus.vectors.lexical
         also = [lexical_candidates(scores, extra) for scores in bm25] if extra else None
         dense = self.corpus.vectors.similarity(vectors, also)
+        steps.append(time.perf_counter())
         allowed = None if only is None else np.isin(np.array(self.corpus.paper_ids), list(only))
-        return [
+        ranked = [
             self._rank(q, vector, scores, row, k or self._settings.k, allowed)
             for q, vector, scores, row in zip(parsed, vectors, bm25, dense, strict=True)
         ]
+        steps.append(time.perf_counter())
+        took = [f"{b - a:.3f}" for a, b in itertools.pairwise(steps)]
+        log.info("searched %d: question vectors %s s, BM25 %s s, dense %s s, fused and ranked %s s", len(parsed), *took)
+        return ranked
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         """Unit vectors of `texts` as a search embeds a question (`query_text`), through the embedder's cache:
