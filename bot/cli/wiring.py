@@ -122,8 +122,7 @@ def ingest_model(app: App) -> Callable[[list[str]], Any]:
     machine embeds faster (about two seconds of timing, bot.embedder.Embedder.faster_precision)."""
     from functools import partial
 
-    if app.store.unbuilt_auto():
-        app.store.build_in(app.embedder.faster_precision())
+    app.store.build_in(app.embedder.faster_precision)  # timed only for a new store with precision 'auto'
     return partial(app.embedder.fresh, precision=app.store.embed.resolved_precision())
 
 

@@ -141,12 +141,12 @@ class Store:
             return False
         return not self.registry.count() and (self._local or self.vectors.stored()[1] is None)
 
-    def build_in(self, precision: Precision) -> None:
-        """Build this new store (`unbuilt_auto`) in `precision`, the one this machine embeds faster
-        (bot.embedder.Embedder.faster_precision); its fingerprint says so, so that every later reader and
-        ingest with 'auto' adopts it. Does nothing to a store built before."""
+    def build_in(self, measure: Callable[[], Precision]) -> None:
+        """Build this new store (`unbuilt_auto`) in the precision `measure` gives, the one this machine embeds
+        faster (bot.embedder.Embedder.faster_precision, asked only for such a store); its fingerprint says so,
+        so that every later reader and ingest with 'auto' adopts it. Does nothing to a store built before."""
         if self.unbuilt_auto():
-            self._pin(self.embed.model_copy(update={"precision": precision}))
+            self._pin(self.embed.model_copy(update={"precision": measure()}))
 
     def _mismatch(self, cached: bool = False) -> FingerprintError | None:
         """The refusal for a store built with other settings; with `cached`, a vector cache of this
