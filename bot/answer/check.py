@@ -113,21 +113,28 @@ class Checker:
             return source if source is not None and source in units[pid] else claim
 
         said = [embedded_as(c, p.paper_id) for c, p in pairs]  # what each pair's claim is embedded as
-        claims = list(dict.fromkeys(said))
-        texts = claims + [u for pid in units for u in units[pid]]
-        vectors = self._embed(texts)
-        claim_vec = dict(zip(claims, vectors[: len(claims)], strict=True))
+        # A claim that is one of its paper's sentences is as close to the paper as a text can be (its best
+        # match is itself: similarity 1), so only papers with a claim of other words are embedded: a list's
+        # ten papers' titles and sentences cost an extractive answer nothing.
+        apart = [(text, p.paper_id) for (_, p), text in zip(pairs, said, strict=True) if text not in units[p.paper_id]]
+        claims = list(dict.fromkeys(text for text, _ in apart))
+        compared = list(dict.fromkeys(pid for _, pid in apart))
+        vectors = self._embed(claims + [u for pid in compared for u in units[pid]]) if apart else None
+        claim_vec = dict(zip(claims, vectors[: len(claims)], strict=True)) if vectors is not None else {}
         paper_vecs: dict[str, np.ndarray] = {}
         start = len(claims)
-        for pid, unit in units.items():
-            paper_vecs[pid] = vectors[start : start + len(unit)]
-            start += len(unit)
+        for pid in compared:
+            paper_vecs[pid] = vectors[start : start + len(units[pid])] if vectors is not None else np.zeros(0)
+            start += len(units[pid])
         weight = self._settings.dense_weight
         known = {pid: set(tokenize(f"{p.title or ''} {p.display}")) for pid, p in papers.items()}
         out = []
         for (claim, paper), text in zip(pairs, said, strict=True):
             pid = paper.paper_id
-            dense = float(np.max(paper_vecs[pid] @ claim_vec[text])) if len(units[pid]) else 0.0
+            if text in units[pid]:
+                dense = 1.0
+            else:
+                dense = float(np.max(paper_vecs[pid] @ claim_vec[text])) if len(units[pid]) else 0.0
             terms = content_terms(claim)
             lexical = sum(t in known[pid] for t in terms) / len(terms) if terms else 0.0
             # e.g. similarity 0.78 to its best sentence, 5 of 6 words found: 0.5*0.78 + 0.5*0.83 = 0.81

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.answer.check import Checker, check_answer, check_text, makes_no_claim, numbers
@@ -243,3 +244,30 @@ def test_a_sentence_taken_from_the_abstract_it_cites_is_embedded_as_that_sentenc
         [AnswerSentence(reworded, (1,))], [Citation(1, cure)]
     )
     assert written[0].supported and own.support >= (written[0].support or 0)
+
+
+def test_claims_that_are_their_papers_own_sentences_embed_nothing_and_score_as_if_embedded(seeded_bot) -> None:
+    """A sentence's best match in its own abstract is itself (similarity 1): checking an extractive answer
+    embeds none of its papers' titles and sentences, and gives the support embedding them gives."""
+    cure = _paper(seeded_bot, "Conservative Unlearning with soft-gating Regularization (CURE)")
+    ascpo = _paper(seeded_bot, "Absolute State-wise Constrained Policy Optimization (ASCPO)")
+    (source,) = [s for s in re.split(r"(?<=\.)\s+", cure.display) if s.startswith("We propose Conservative")]
+    reworded = "The authors propose" + source[len("We propose") :]
+    embedded: list[str] = []
+
+    def embed(texts: list[str]):
+        embedded.extend(texts)
+        return seeded_bot.embed(texts)
+
+    checker = Checker(embed, seeded_bot.settings.check)
+    (own,) = checker.sentences([AnswerSentence(reworded, (1,), source)], [Citation(1, cure)])
+    assert embedded == []
+    vectors = seeded_bot.embed([source, *[s for s in re.split(r"(?<=\.)\s+", cure.display) if s]])
+    assert float(np.max(vectors[1:] @ vectors[0])) == pytest.approx(1.0, abs=1e-6)
+    assert own.supported and own.support is not None and own.support >= 0.5
+    # Cited to another paper too: only that paper's title and sentences, and the claim, are embedded.
+    checker.sentences(
+        [AnswerSentence(reworded, (1,), source), AnswerSentence(reworded, (2,), source)],
+        [Citation(1, cure), Citation(2, ascpo)],
+    )
+    assert source not in embedded and reworded in embedded and ascpo.display.split(". ")[0] in " ".join(embedded)
