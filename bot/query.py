@@ -23,9 +23,19 @@ from bot.text.terms import query_pair_tokens, query_words, search_terms, word_to
 # "Which papers use GRPO?", "any approaches that ...", "papers on safe RL": a list of papers.
 # ("What results did the paper on X report?" points at one paper: "the paper" is no list)
 _LIST = re.compile(
-    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers|works|abstracts|studies|"
+    r"^\s*(?:which|what|list|show|find|are there|is there|any)\b.{0,40}?\b(?:papers|"
+    r"works(?!\s+(?:best|better|well|worse|poorly)\b)|abstracts|studies|"
     r"articles|methods|approaches|(?<!the )(?<!this )(?<!that )(?:paper|work|abstract|article))\b|"
     r"^\s*(?:papers?|works?)\s+(?:on|about|that)\b",
+    re.IGNORECASE,
+)
+# "What did the street-level bureaucracy paper observe?": one paper, named by what it is about, not a list.
+_ONE_PAPER = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,4}?(?:paper|work|abstract|article)\b", re.IGNORECASE)
+# ... not one an earlier answer cited ("this paper"): "the early-exit paper", "the paper on offline RL unlearning"
+_ABOUT_ONE = re.compile(
+    r"\bthe\s+(?!(?:first|second|third|fourth|fifth|last|other|same|previous|above|next|latter|former|cited|"
+    r"one|two|three|four|five)\b)(?:[\w-]+\s+){1,4}?(?:paper|abstract|article)\b|"
+    r"\bthe\s+(?:paper|abstract|article)\s+(?:on|about|that|which|proposing|introducing)\b",
     re.IGNORECASE,
 )
 # "Which papers introduce new benchmarks?", "... whose main contribution is a dataset?": a list asking for the
@@ -60,7 +70,7 @@ _NAME = re.compile(r"(?<![\w-])(?=(?:[\w-]*[A-Z]){2})(?=[\w-]{3})[A-Za-z][\w-]*[
 # What kind of answer the question wants, after a list, a comparison and a summary: its results,
 # a reason, a way of doing something, or what something is.
 _RESULTS = re.compile(
-    r"\b(?:results?|findings?|find(?=\s*[?.!]|\s*$)|(?:did|do) (?:\w+ ){1,3}find|found that|"
+    r"\b(?:results?|findings?|find(?=\s*[?.!]|\s*$)|(?:did|do) (?:[\w-]+ ){1,4}(?:find|observe)|found that|"
     r"how (?:much|well|many|fast|large|big|accurate)|perform\w*|outperform\w*|"
     r"improv\w*|gains?|speed-?ups?|accuracy|numbers|evidence|empirical\w*|experiments?|effective\w*|"
     r"better than|beat|work well|does it work|shown|show|"
@@ -280,6 +290,7 @@ class Query:
     # words said only in parentheses after a name: "on MuJoCo (single- or multi-agent versions)" elaborates MuJoCo
     aside: tuple[str, ...] = ()
     asks_for_problems: bool = False  # "What are the weaknesses of GRPO?": what goes wrong, which problems state
+    about_one: bool = False  # names one paper by what it is about: "the early-exit paper", "the paper on X"
 
     @property
     def topic(self) -> str:
@@ -324,7 +335,7 @@ def parse(text: str) -> Query:
         terms=('grpo',), ..., names=('GRPO',), asks_for_list=True, ...)
     """
     words = query_words(text)
-    listing = bool(_LIST.search(_last_question(text)))
+    listing = _lists(_last_question(text))
     return Query(
         text=text,
         words=tuple(words),
@@ -351,6 +362,7 @@ def parse(text: str) -> Query:
         artifact=_artifact(text) if listing else None,
         aside=_aside(text),
         asks_for_problems=bool(_PROBLEMS.search(text)),
+        about_one=not listing and bool(_ABOUT_ONE.search(text)),
     )
 
 
@@ -384,6 +396,18 @@ def _artifact(text: str) -> str | None:
         return None
     noun = match.group(1).lower()
     return _ARTIFACT_KIND.get(noun, noun)
+
+
+def _lists(text: str) -> bool:
+    """Whether the question asks for a list of papers (_LIST), unless the one paper it names by its topic does.
+
+    Example: _lists("Which papers use GRPO?") -> True; _lists("What did the street-level bureaucracy paper
+    observe?") -> False; _lists("What learning-rate schedule works best?") -> False
+    """
+    found = _LIST.search(text)
+    if found is None:
+        return False
+    return not any(m.end() == found.end() for m in _ONE_PAPER.finditer(text))
 
 
 def _last_question(text: str) -> str:
@@ -448,7 +472,7 @@ _TITLED = re.compile(r"(?<=\S )(?:[A-Z][\w-]*\s+){1,}[A-Z][\w-]*")
 
 def _intent(text: str) -> str:
     """Example: _intent("How does CURE forget data?") -> 'how'; _intent("How much faster is X?") -> 'results'"""
-    if _LIST.search(text):
+    if _lists(text):
         return "which"
     if _COMPARE_REQUEST.match(text) or _COMPARISON_WORD.search(text):
         return "compare"

@@ -105,7 +105,8 @@ class Composer:
         if len(named) >= 2:  # "Compare X and Y", "Tell me about X and Y": each named paper in turn
             return self._compare(query, result, named, context)
         # "Summarize X" is about one paper even when X is described, not named; "summarize these papers" is not.
-        one = query.asks_for_summary and not query.mentions_papers
+        # So is "What does the early-exit paper propose?": the paper search ranks first, not every paper saying "exit".
+        one = (query.asks_for_summary or query.about_one) and not query.mentions_papers
         if not query.asks_for_list and (named or one or len(result.hits) == 1):
             paper = named[0] if named else result.hits[0]
             # "How does X decide ...?", "What benchmarks does X use?": what X proposes, then the answer;
@@ -237,10 +238,17 @@ class Composer:
                 # "CS-DICE vs regular DICE, what's the difference?" answered by one paper: what it found against
                 # the other, too ("incoherent pooled references collapse ..., while CS-DICE recovers ...")
                 chosen = picks.with_finding(chosen, mine, conf)
-            elif not cited and query.intent == "how" and one and len(chosen) == 1 and _names_only(hit, chosen[0]):
+            elif (
+                not cited
+                and query.intent == "how"
+                and one
+                and len(opened := picks.opening(chosen)) == 1
+                and _names_only(hit, opened[0])
+            ):
                 # "How does Cal-SPI stay safe?": a contribution saying only the words of the paper's name
-                # ("Calibrated Safe Policy Improvement") does not say how; its mechanism does
-                chosen = picks.with_mechanism(chosen, mine, conf)
+                # ("Calibrated Safe Policy Improvement") does not say how; its mechanism does (also when all else
+                # chosen points at what is not shown: "We further demonstrate ... this phenomenon ...")
+                chosen = picks.with_mechanism(opened, mine, conf)
             if query.intent != "why":  # a "why" follows the abstract's chain of reasons, pointing words and all
                 chosen = picks.opening(chosen)
             cited.append(hit)
@@ -411,9 +419,15 @@ def _named_papers(query: Query, result: SearchResult, depth: int) -> list[Hit]:
 
 def _names_only(hit: Hit, pick: Pick) -> bool:
     """Whether the question's words `pick` says are all words of the name the abstract spells the paper's
-    label out as. Example: "safe" in Cal-SPI's "Calibrated Safe Policy Improvement (Cal-SPI) ..." -> True"""
-    spelled = acronyms.learn([hit.paper.display]).get(hit.paper.label, "")
-    return pick.matched <= set(tokenize(spelled))
+    label out as, or of a name the sentence itself defines. Example: "safe" in Cal-SPI's "Calibrated Safe
+    Policy Improvement (Cal-SPI) ..." -> True; "heterogeneous policy bottleneck" in CHAIN's "we propose ...
+    (CHAIN), equipped with Heterogeneous Policy Bottleneck (HPB)" -> True: it names the part asked about"""
+    defined = acronyms.learn([hit.paper.display])
+    spelled = set(tokenize(defined.get(hit.paper.label, "")))
+    for acronym, form in defined.items():
+        if re.search(rf"(?<![\w-]){re.escape(acronym)}(?![\w-])", pick.sentence.source):
+            spelled |= set(tokenize(form))
+    return pick.matched <= spelled
 
 
 def _seeks_a_way(query: Query, hit: Hit) -> bool:

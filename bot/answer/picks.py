@@ -281,6 +281,9 @@ def with_mechanism(chosen: list[Pick], picks: list[Pick], settings: AnswerSettin
         and not roles.theory(p.sentence.source)
         and p.sentence.position not in have
         and (not p.sentence.leans_back or p.sentence.position - 1 in have)
+        # nor one before them pointing at what is not shown ("We further demonstrate ... this phenomenon"), which
+        # `opening` leaves out
+        and not (p.sentence.points and have and p.sentence.position < min(have))
     ]
     if not found:
         return chosen

@@ -84,10 +84,38 @@ def test_names_are_three_characters_or_more_with_two_capitals() -> None:
         ("Which paper proposes CURE?", True),
         ("Is there a paper on grid safety?", True),
         ("What papers use MuJoCo?", True),
+        # one paper named by what it is about, and "works" as a verb (a new user's questions, 2026-12-08)
+        ("What did the street-level bureaucracy paper observe in the homelessness service data?", False),
+        ("What does the early-exit paper propose?", False),
+        ("What learning-rate warmup schedule works best for pretraining vision transformers?", False),
+        ("Which method works well on MuJoCo?", False),
+        ("What are the works on safe RL?", True),
+        ("Any work on safe RL?", True),
     ],
 )
 def test_a_list_question_asks_for_papers(text: str, listing: bool) -> None:
     assert parse(text).asks_for_list is listing
+
+
+@pytest.mark.parametrize(
+    ("text", "one"),
+    [
+        ("What does the early-exit paper propose?", True),
+        ("How does the tabular feature-construction paper use causal discovery to build features?", True),
+        ("What results did the paper on offline RL unlearning report?", True),
+        ("What does the second paper propose?", False),  # a cited paper, by its place (bot.search.followup)
+        ("What does this paper propose?", False),  # the one an earlier answer cited
+        ("Which papers use GRPO?", False),
+        ("How does GRPO handle long rollouts?", False),
+    ],
+)
+def test_the_paper_named_by_its_topic_is_one_paper(text: str, one: bool) -> None:
+    assert parse(text).about_one is one
+
+
+def test_what_a_paper_observed_asks_for_its_results() -> None:
+    assert parse("What did the street-level bureaucracy paper observe in the data?").intent == "results"
+    assert parse("What did this MARL paper find?").intent == "results"
 
 
 def test_a_summary_request_is_about_one_paper_unless_it_says_papers() -> None:

@@ -483,3 +483,25 @@ def test_asked_for_a_way_the_answer_says_that_the_way_works(seeded_bot):
         answer = seeded_bot.ask(question)
         assert answer.citations[0].paper.label == "CPA" and "Cross-Precision Alignment" in answer.markdown
         assert finding not in answer.markdown
+
+
+def test_the_paper_named_by_its_topic_is_answered_alone(seeded_bot):
+    """ "the early-exit paper" is one paper, the one search ranks first: not also the paper whose abstract
+    says "recent exits" and "early in the fiscal year" (a new user's question, answered as a list before)."""
+    answer = seeded_bot.ask("What does the early-exit paper propose?")
+    assert not answer.abstained
+    assert [c.paper.label for c in answer.citations] == ["IEES"]
+    assert "matches" not in answer.markdown.split("\n")[0]
+    assert "Early-Exit Score" in answer.markdown
+
+
+def test_how_a_part_the_contribution_only_names_works_is_said(seeded_bot):
+    """CHAIN's contribution names the part asked about, "equipped with Heterogeneous Policy Bottleneck (HPB)",
+    and says no more of it: the answer gives a sentence on how HPB works (a new user's question, answered with
+    the naming sentence alone before), not the sentence before the contribution pointing at "this phenomenon"."""
+    answer = seeded_bot.ask("How does CHAIN's Heterogeneous Policy Bottleneck work?")
+    assert [c.paper.label for c in answer.citations] == ["CHAIN"]
+    said = [s.text for s in answer.sentences]
+    assert len(said) >= 2 and "(HPB)" in said[0]
+    assert any("HPB" in s and "(HPB)" not in s for s in said[1:])
+    assert not any("this phenomenon" in s for s in said)
