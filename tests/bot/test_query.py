@@ -313,6 +313,13 @@ def test_defines_tells_a_question_asking_what_something_is(text: str, asks_what_
         ("Which papers run their experiments on MuJoCo (single- or multi-agent versions)?", "MuJoCo"),
         ("Which papers use the physics simulator (MuJoCo)?", "physics simulator MuJoCo"),
         ("Which papers use GRPO (group relative policy optimization)?", "GRPO"),
+        # a researcher's framing words (2026-12-08)
+        ("Which papers are about getting agents to explore more effectively?", "agents explore"),
+        (
+            "Which papers involve several agents that must coordinate or hand information to each other?",
+            "several agents coordinate hand information",
+        ),
+        ("Which papers worry about models breaking?", "models breaking"),
     ],
 )
 def test_a_list_topic_leaves_out_how_the_question_frames_it(text: str, topic: str) -> None:
