@@ -19,6 +19,7 @@ import numpy as np
 from bot.progress import Progress
 from bot.settings import ChunkSettings, Settings, StoreSettings
 from bot.store import Store
+from bot.text import tokens
 from bot.text.chunking import paper_chunks
 from bot.text.wording import plural
 from bot.types import IngestReport, Paper
@@ -80,7 +81,13 @@ def _write(
     where: RecordFilter | None = None,
 ) -> IngestReport:
     found, folded = group_records(read.records, storage.same_paper_similarity)
-    # A store built with other settings is refused here, unless rebuilt; what it repairs is reported.
+    if rebuild:
+        # A model or token encoding that cannot load fails now, before any vector is dropped.
+        embed([])
+        tokens.count("a", chunk.encoding)
+    # A store built with other settings is refused here, unless rebuilt; what it repairs is reported. A rebuild
+    # drops every vector and keeps the registry: each stored paper is embedded again below, as one whose
+    # vectors are missing is, and one this run does not stop is embedded by the next ingest.
     repaired = store.prepare_write(rebuild)
     stored = store.papers()
     found, merged = align(found, stored, folded, storage.same_paper_similarity)
@@ -95,7 +102,10 @@ def _write(
     # By id first: a large store reads a paper from its registry only when asked (bot.store.rows).
     lost = [stored[pid] for pid in stored if pid not in have_vectors and pid not in planned]
     if lost:
-        warnings.append(f"re-embedded {plural(len(lost))} missing from the vector store")
+        if rebuild:
+            log.info("embedding again the %d stored papers this run does not replace", len(lost))
+        else:
+            warnings.append(f"re-embedded {plural(len(lost))} missing from the vector store")
         # Re-embed the refreshed version (new sources, metadata) where this run made one.
         fresh_lost = {p.paper_id: p for p in plan.keep}
         plan.keep = [p for p in plan.keep if p.paper_id not in {q.paper_id for q in lost}]
@@ -107,6 +117,7 @@ def _write(
     _embed_and_write(to_embed, storage, chunk, store, embed, progress, set(stored) | have_vectors)
     if plan.keep:
         store.update_papers(plan.keep)
+    store.finish_rebuild()  # every stored paper has its vectors now
     # Reading lists follow a paper whose id changed (an edited abstract, two stored versions joined).
     store.follow_moved(plan.moved)
     if plan.embed or plan.remove or plan.keep or rebuild:

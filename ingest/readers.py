@@ -22,7 +22,7 @@ from bot.text.clean import clean, escaped
 from bot.types import Source
 from ingest.bibliography import read_bib, read_ris
 from ingest.decoding import LineStream, decode, split_lines
-from ingest.records import YEAR, Limits, RawRecord, check_length, cut, too_short
+from ingest.records import YEAR, Limits, RawRecord, check_length, cut, too_short, word_count
 from ingest.structured import Say, read_csv, read_json, read_jsonl
 from ingest.where import RecordFilter, keep_records
 
@@ -309,11 +309,18 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _is_header(paragraph: str) -> bool:
+    """A line that names a collection ("NeurIPS 2026 论文列表"), not an abstract: short, and not ending a
+    sentence. Chinese and Japanese write words without spaces: each of their characters counts as a word
+    (`word_count`), so an abstract in them is no header.
+
+    Example: _is_header("NeurIPS 2026 论文列表") -> True; _is_header("本文研究了大语言模型的推理能力。") -> False
+    """
+    words = word_count(paragraph)
     return (
         "\n" not in paragraph
         and len(paragraph) <= _HEADER_MAX_CHARS
-        and len(paragraph.split()) <= _HEADER_MAX_WORDS
-        and not paragraph.rstrip().endswith((".", "?", "!"))
+        and words <= _HEADER_MAX_WORDS
+        and not paragraph.rstrip().endswith((".", "?", "!", "。", "？", "！", "．"))
     )
 
 

@@ -197,12 +197,24 @@ def check_length(abstract: str, where: str, fix: str, max_chars: int) -> None:
 _FEWEST_WORDS = 4
 
 
+# Chinese characters, kana and Hangul syllables: written without spaces, each counts as a word.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words as a reader counts them: those between spaces, and each CJK character.
+
+    Example: word_count("NeurIPS 2026 论文列表") -> 6
+    """
+    return len(text.split()) + len(_CJK.findall(text))
+
+
 def too_short(abstract: str) -> str | None:
     """What to say of an abstract too short to be one (it is kept: it may be meant), or None.
 
     Example: too_short("No abstract available.") -> "an abstract of 3 words ('No abstract available.'), ..."
     """
-    words = len(abstract.split())
+    words = word_count(abstract)
     if words >= _FEWEST_WORDS:
         return None
     return (

@@ -19,7 +19,11 @@ from bot.cli.output import print_json, print_warnings
 @parsing.argument("paths", "files or folders (default: the bundled seeds)", nargs=-1, type=parsing.PATH)
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
 @click.option("--prune", is_flag=True, help="remove papers whose sources are gone")
-@click.option("--rebuild", is_flag=True, help="drop the index and embed everything again")
+@click.option(
+    "--rebuild",
+    is_flag=True,
+    help="drop every vector and embed every stored paper again (after changing the model or chunk settings)",
+)
 @click.option("--skip-bad", is_flag=True, help="skip bad records with a warning instead of failing the file")
 @click.option("--encoding", default="utf-8", metavar="NAME", help="text encoding of the input files (default utf-8)")
 @click.option(

@@ -145,6 +145,13 @@ def choose_cut(scores: np.ndarray, settings: TriageSettings) -> Cut:
             "the topic, so nothing in the corpus is about it",
         )
     eligible = int(np.sum(ranked >= settings.min_score))
+    if eligible == 0:  # a floor set below the minimum score (settings a user changed): no drop to look for
+        return Cut(
+            "floor",
+            settings.min_score,
+            f"the best paper scores {best:.2f}, below the {settings.min_score:.2f} a paper needs to be weighed at "
+            "all, so nothing in the corpus is about it",
+        )
     # every paper above the minimum: the last one is compared with the minimum itself
     ranked = np.append(ranked, settings.min_score) if eligible == len(ranked) else ranked
     drops = ranked[:eligible] - ranked[1 : eligible + 1]

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 class AnswerSettings(BaseModel):
     """The extractive composer."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     max_papers: int = Field(5, ge=1, description="Most papers cited in one answer.")
     max_sentences: int = Field(5, ge=1, description="Most sentences in a summary.")
@@ -216,7 +216,7 @@ class AnswerSettings(BaseModel):
 class CheckSettings(BaseModel):
     """Citation checking of answer sentences against the abstracts they cite (see docs/citations.md)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     dense_weight: float = Field(
         0.5,
@@ -237,7 +237,7 @@ class CheckSettings(BaseModel):
 class GeneratorSettings(BaseModel):
     """Who writes the answer: the extractive composer or a language model (see bot.generate)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     backend: Literal["extractive", "openai", "llamacpp"] = Field(
         "extractive",

@@ -16,7 +16,7 @@ class ThemeSettings(BaseModel):
     seeds and 8.6k ML abstracts and by tests/bot/library/test_triage.py; none was tuned on a measure.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     smallest_split: int = Field(
         6, ge=1, description="Fewer relevant papers than this read fine as one theme. Set by hand (docs/triage.md)."
@@ -81,7 +81,7 @@ class ThemeSettings(BaseModel):
 class TriageSettings(BaseModel):
     """Exhaustive relevance over the whole corpus, its themes, and "more like this"."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     lexical_weight: float = Field(
         0.4,

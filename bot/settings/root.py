@@ -22,7 +22,7 @@ from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, S
 class UISettings(BaseModel):
     """The Gradio chat server."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     host: str = Field("127.0.0.1", description="Interface to bind; loopback unless told otherwise.")
     port: int = Field(7860, ge=1, le=65535, description="Port of the chat UI.")
@@ -62,7 +62,9 @@ class UISettings(BaseModel):
 class Settings(BaseSettings):
     """Everything paperbot can be told, with its defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERBOT_", env_nested_delimiter="__", extra="ignore", allow_inf_nan=False
+    )
 
     store: Path = Field(Path(".paperbot"), description="Folder of the local store.")
     chroma_url: str | None = Field(

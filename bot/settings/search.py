@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class RetrievalSettings(BaseModel):
     """Hybrid search: BM25 and dense scores fused per paper."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     k: int = Field(10, ge=1, description="Papers returned by search.")
     candidates: int = Field(

@@ -41,7 +41,7 @@ def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
 class EmbedSettings(BaseModel):
     """How text becomes vectors (the model and its input limit are part of the index fingerprint)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     model: str = Field(
         "bundled:all-MiniLM-L6-v2",
@@ -92,7 +92,7 @@ class EmbedSettings(BaseModel):
 class ChunkSettings(BaseModel):
     """How abstracts are cut into embeddable pieces (part of the index fingerprint)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     encoding: str = Field("cl100k_base", description="tiktoken encoding used to count tokens.")
     max_tokens: int = Field(
@@ -107,7 +107,7 @@ class ChunkSettings(BaseModel):
 class LexicalSettings(BaseModel):
     """How the BM25 indexes (words, and neighbouring word pairs) score (recorded in the saved index)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     k1: float = Field(
         1.2,
@@ -128,7 +128,7 @@ class LexicalSettings(BaseModel):
 class StoreSettings(BaseModel):
     """Where chunks and papers are kept, and how ingest reads, embeds and writes them."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, allow_inf_nan=False)
 
     collection: str = Field(
         "paperbot",

@@ -43,6 +43,9 @@ from bot.types import Chunk, Paper
 
 log = logging.getLogger(__name__)
 
+# The registry's meta key set while a rebuild has not yet embedded every stored paper again.
+_REBUILDING_KEY = "rebuilding"
+
 
 def lexical_index(papers: Mapping[str, Paper], settings: LexicalSettings) -> LexicalIndex:
     """The BM25 index of `papers` (title and abstract of each), as ingest saves it."""
@@ -159,8 +162,9 @@ class Store:
         )
 
     def prepare_write(self, rebuild: bool) -> list[str]:
-        """Before an ingest writes (inside `writing`): empty the store for a rebuild, else refuse one
-        built with other settings (FingerprintError); then tag it with the current fingerprint.
+        """Before an ingest writes (inside `writing`): for a rebuild, drop every vector (the papers stay in
+        the registry, to be embedded again), else refuse a store built with other settings
+        (FingerprintError); then tag it with the current fingerprint.
 
         Returns what it found to repair, for the ingest's report: a BM25 index missing or older than
         the registry (an ingest killed between its last commit and saving the index) is rebuilt when
@@ -168,8 +172,10 @@ class Store:
         """
         notes: list[str] = []
         if rebuild:
+            # The papers stay in the registry, which the ingest embeds again from; until one has ended, the
+            # records in Chroma are fewer than them and are not pulled over them (`_line_up`).
+            self.registry.write(meta={_REBUILDING_KEY: "1", records.SYNCED_KEY: ""})  # a new version: no old cache
             self.vectors.reset()
-            self.registry.write(delete=list(self.registry.papers()), meta={records.SYNCED_KEY: ""})
         else:
             error = self._mismatch()
             self.vectors.refuse(error)
@@ -187,6 +193,12 @@ class Store:
         self.registry.set_meta(REGISTRY_KEY, self.fingerprint)
         return notes
 
+    def finish_rebuild(self) -> None:
+        """After an ingest that embedded every stored paper: a rebuild it began, or one an earlier run
+        began and stopped, is over, and the records are brought in line as after any write."""
+        if self.registry.get_meta(_REBUILDING_KEY):
+            self.registry.set_meta(_REBUILDING_KEY, "")
+
     # --- The registry and the paper records in Chroma (bot.store.records) ---
 
     def _line_up(self, notes: list[str]) -> bool:
@@ -194,6 +206,8 @@ class Store:
         mid-way) wrote since this registry was brought in line; push the registry into them when the
         store is from before paper records (adding a note for the ingest's report). Returns whether
         the registry changed (its BM25 index is then rebuilt when the write ends)."""
+        if self.registry.get_meta(_REBUILDING_KEY):
+            return False  # a rebuild stopped part way: the registry holds every paper, the records only some
         token = self.vectors.record_version()
         if token is None:
             if self.registry.count() and records.push(self.vectors, self.registry):

@@ -65,6 +65,14 @@ def test_a_bad_variable_names_itself_and_says_where_settings_are_described(monke
     assert (ROOT / "bot" / "settings").is_dir(), str(error.value)
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_float_that_is_not_a_finite_number_is_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """`nan` turned abstention off without a word; `inf` made scores nan (a fuzzing helper's finds)."""
+    monkeypatch.setenv("PAPERBOT_RETRIEVAL__ABSTAIN_BELOW", value)
+    with pytest.raises(SettingsError, match=r"PAPERBOT_RETRIEVAL__ABSTAIN_BELOW=.*finite number"):
+        load_settings()
+
+
 # Module-level float constants that are not tuning, each with the reason it stays in its module.
 NOT_TUNING = {
     ("bot/store/database.py", "_BUSY_TIMEOUT"): "how long SQLite waits for another process's write: not a quality knob",

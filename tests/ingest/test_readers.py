@@ -26,6 +26,21 @@ def test_seed_text_header_is_collection_metadata_not_a_record(tmp_path: Path) ->
     assert first.source.file == str(path.resolve())
 
 
+def test_abstracts_in_chinese_are_abstracts_not_collection_names(tmp_path: Path) -> None:
+    """Written without spaces, a Chinese abstract counted as one word, a collection name: a file of them
+    had "no abstracts", and one among English abstracts named the papers after it (a fuzzing helper's find)."""
+    chinese = "我们提出了一种新的强化学习方法，用于机器人操作任务，在多个基准上取得了最先进的结果。"
+    path = tmp_path / "x.txt"
+    path.write_text(f"NeurIPS 2026 论文列表\n\n{chinese}\n\nWe study graph neural networks and their depth.\n")
+    first, second = read_file(path)
+    assert first.text == chinese and first.source.collection == second.source.collection == "NeurIPS 2026 论文列表"
+    only = tmp_path / "only.txt"
+    only.write_text(f"{chinese}\n\n本文研究了大语言模型的推理能力，并提出了一种基于强化学习的训练方法。\n")
+    warnings: list[str] = []
+    assert [r.source.collection for r in read_file(only, warnings=warnings)] == [None, None]
+    assert warnings == []  # each character a word: not "an abstract of 1 word, too short to be one"
+
+
 def test_text_without_header_has_no_venue(tmp_path: Path) -> None:
     path = tmp_path / "x.txt"
     path.write_text("An abstract that ends with a period.\n\nAnother one.\n")

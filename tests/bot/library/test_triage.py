@@ -67,6 +67,15 @@ def test_nothing_is_relevant_below_the_floor() -> None:
     assert cut.method == "floor" and "nothing in the corpus" in cut.explanation
 
 
+def test_nothing_is_relevant_when_no_paper_reaches_the_minimum_score() -> None:
+    """Settings a user changed: the floor under the minimum (abstain_below 0.1, min_score 0.45) left no
+    drop to choose from, and the cut ended in a traceback (a fuzzing helper's find)."""
+    low_floor = SETTINGS.model_copy(update={"abstain_below": 0.1})
+    cut = choose_cut(np.array([0.14, 0.10, 0.02]), low_floor)
+    assert cut.method == "floor" and cut.threshold == SETTINGS.min_score
+    assert "nothing in the corpus" in cut.explanation
+
+
 def test_a_paper_nearly_as_relevant_as_the_best_is_kept_below_the_telling_drop() -> None:
     # 0.53 -> 0.43 is the telling drop, but 0.43 is 81% of the best: as much about the topic, near enough
     scores = np.array([0.53, 0.43, 0.35, 0.05, 0.04])

@@ -132,8 +132,10 @@ def test_a_store_built_otherwise_is_refused_by_readers_and_ingest_with_one_messa
     message = str(read.value)
     assert f"fingerprint {built}, now " in message and "max_tokens=60" in message
     assert message.endswith("rebuild it with `paperbot ingest --rebuild`, or restore the settings it was built with")
-    assert run_ingest(changed, [two_papers], rebuild=True).added == 2
-    assert len(Store.open(changed).corpus().papers) == 2
+    before = len(Store.open(small_store).papers())
+    report = run_ingest(changed, [two_papers], rebuild=True)
+    assert report.removed == 0 and report.papers == before  # every stored paper embedded again, none lost
+    assert len(Store.open(changed).corpus().papers) == before
 
 
 def test_a_registry_built_otherwise_is_refused_even_when_the_vectors_match(small_store: Settings) -> None:
