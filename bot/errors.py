@@ -43,13 +43,17 @@ class FormatError(InputError):
     """A file that exists but cannot be read as abstracts."""
 
 
+# How the warning for a record skipped as bad begins (ingest.readers knows a file with one by it).
+SKIPPED = "skipped: "
+
+
 class BadRecordError(FormatError):
     """One record of a file that cannot be read; with --skip-bad it is skipped with a warning."""
 
     def __init__(self, where: str, problem: str, fix: str) -> None:
         super().__init__(f"{where}: {problem}; {fix} (or pass --skip-bad)")
         # The warning when it is skipped: passing --skip-bad is no longer advice.
-        self.skipped = f"skipped: {where}: {problem}; {fix}"
+        self.skipped = f"{SKIPPED}{where}: {problem}; {fix}"
 
 
 class StoreError(PaperbotError):

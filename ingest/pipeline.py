@@ -92,8 +92,15 @@ def _write(
     stored = store.papers()
     found, merged = align(found, stored, folded, storage.same_paper_similarity)
     files = {str(f) for f in read.files}
-    plan = plan_changes(found, stored if where is None else _outside_filter(stored, found, files), files, prune)
+    plan = plan_changes(
+        found, stored if where is None else _outside_filter(stored, found, files), files, prune, read.partial
+    )
     warnings = [*read.warnings, *repaired]
+    if plan.unread:
+        warnings.append(
+            f"kept {plural(plan.unread)} --prune would have removed: not found in files with records skipped as "
+            "bad, they may be among them; fix those records, then ingest with --prune again"
+        )
 
     # Papers the registry has but the vector store lost (a crash, a wiped server): re-embed. (An empty
     # store's answer is quick, and says which papers a run killed before its first commit left vectors of.)

@@ -6,7 +6,7 @@ nothing (ingest.pipeline does).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,6 +27,7 @@ class Plan:
     unchanged: int
     stale: int
     moved: dict[str, str] = field(default_factory=dict)  # a stored id whose place a new id took -> the new id
+    unread: int = 0  # papers --prune kept: their file had records --skip-bad could not read, one may be theirs
 
 
 def merge_records(records: Iterable[RawRecord]) -> dict[str, Paper]:
@@ -136,7 +137,17 @@ def align(
     return out, merged
 
 
-def plan_changes(found: dict[str, Paper], stored: Mapping[str, Paper], files: set[str], prune: bool) -> Plan:
+def plan_changes(
+    found: dict[str, Paper],
+    stored: Mapping[str, Paper],
+    files: set[str],
+    prune: bool,
+    partial: Set[str] = frozenset(),
+) -> Plan:
+    """What a run changes: the papers `found` in `files` against those `stored`. With `prune`, a stored paper
+    none of whose files holds it any more is removed, unless a file of it is among `partial` (records in it
+    were skipped as bad: the paper may be one of them, its line broken by a typo)."""
+    unread = 0
     slots_now = {s.slot(): pid for pid, p in found.items() for s in p.sources}
     embed: list[Paper] = []
     keep: list[Paper] = []
@@ -161,6 +172,8 @@ def plan_changes(found: dict[str, Paper], stored: Mapping[str, Paper], files: se
             if not prune and not any(Path(s.file).exists() for s in old.sources):
                 stale += 1
             continue
+        elif prune and not outside and any(s.file in partial for s in old.sources):
+            unread += 1
         elif prune and not outside:
             remove.append(pid)
         elif prune:
@@ -188,7 +201,7 @@ def plan_changes(found: dict[str, Paper], stored: Mapping[str, Paper], files: se
                 keep.append(merged)
     # e.g. one abstract edited, or two stored versions of a paper joined: the old id is removed, and
     # the report says 0 removed (the paper is still there, under the id that took its place)
-    return Plan(embed, keep, remove, len(remove) - len(moved), added, updated, unchanged, stale, moved)
+    return Plan(embed, keep, remove, len(remove) - len(moved), added, updated, unchanged, stale, moved, unread)
 
 
 def _in_stored_order(

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.errors import BadRecordError, FormatError, MissingPathError
+from bot.errors import SKIPPED, BadRecordError, FormatError, MissingPathError
 from bot.text.clean import clean, escaped
 from bot.types import Source
 from ingest.bibliography import read_bib, read_ris
@@ -56,6 +56,7 @@ class ReadResult:
     records: list[RawRecord] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    partial: set[str] = field(default_factory=set)  # files with records skipped as bad (--skip-bad)
 
 
 def read_paths(
@@ -88,7 +89,10 @@ def read_paths(
             raise FormatError(f"{path}: no {', '.join(SUFFIXES)} files inside{why}; point ingest at abstract files")
         for file in files:
             result.files.append(file.resolve())
+            before = len(result.warnings)
             result.records.extend(read_file(file, encoding, skip_bad, result.warnings, limits, where, say))
+            if any(w.startswith(SKIPPED) for w in result.warnings[before:]):
+                result.partial.add(str(file.resolve()))
     return result
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -115,3 +116,33 @@ def test_prune_keeps_papers_of_other_files_that_still_exist(
     report = run_ingest(bot, [two_files["folder"]], prune=True)
     assert (report.papers, report.removed) == (4, 0)
     assert small_abstracts["PenguinCount"] in {p.text for p in bot.papers().values()}
+
+
+def test_prune_keeps_a_paper_whose_line_became_unreadable_with_skip_bad(
+    tmp_path: Path, settings_for: Callable[..., Settings], run_ingest: Callable[..., Any]
+) -> None:
+    """A typo breaking a JSON line, read with --skip-bad --prune, removed that line's stored paper and its
+    place in reading lists (a fuzzing helper's find): the paper may be the record skipped, so it stays, said."""
+    rows = [
+        json.dumps(
+            {
+                "id": f"r{i}",
+                "abstract": f"We propose method {i} for sparse molecular graph learning with "
+                f"contrastive objectives, tested on {i * 3 + 2} datasets.",
+            }
+        )
+        for i in range(3)
+    ]
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    settings = settings_for(tmp_path / "store")
+    run_ingest(settings, [path])
+    rows[1] = rows[1][:-5]
+    path.write_text("\n".join(rows) + "\n")
+    report = run_ingest(settings, [path], prune=True, skip_bad=True)
+    assert (report.papers, report.removed) == (3, 0)
+    assert any(w.startswith("skipped: ") and "line 2" in w for w in report.warnings)
+    assert any("kept 1 paper --prune would have removed" in w for w in report.warnings)
+    rows[1] = rows[1] + '."}'
+    path.write_text("\n".join(rows[:1] + rows[2:]) + "\n")  # the line deleted on purpose: pruned as before
+    assert run_ingest(settings, [path], prune=True, skip_bad=True).removed == 1
