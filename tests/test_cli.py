@@ -257,17 +257,36 @@ def test_query_and_queries_file_are_exclusive(command: str, tmp_path: Path, run_
         assert run.err.startswith("paperbot: error: give either a ")
 
 
-def test_missing_queries_file(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
-    run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", tmp_path)
+def test_missing_queries_file(tmp_path: Path, run_cli: Callable[..., Any], seeded_store: Settings) -> None:
+    run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", seeded_store.store)
     assert run.code == 2
     assert run.err.startswith(f"paperbot: error: {tmp_path / 'nope.jsonl'}: cannot read")
 
 
-def test_search_on_an_empty_store_says_to_ingest(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+def test_search_of_an_empty_folder_says_to_ingest_and_writes_nothing_there(
+    tmp_path: Path, run_cli: Callable[..., Any]
+) -> None:
+    """Reading an empty folder left a store's files in it (a fuzzing helper's find); a folder holding other
+    files is named as holding no store."""
     (tmp_path / "store").mkdir()
     run = run_cli("search", "anything", "--store", tmp_path / "store")
-    assert run.code == 2
-    assert run.err.startswith("paperbot: error: the store is empty; run `paperbot ingest` first")
+    assert run.code == 3
+    assert run.err.startswith(f"paperbot: error: no store at {tmp_path / 'store'}: nothing was ingested there")
+    assert list((tmp_path / "store").iterdir()) == []
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("read papers")
+    run = run_cli("ask", "anything", "--store", tmp_path / "notes")
+    assert run.code == 3 and "holds no paperbot store (no papers.sqlite in it)" in run.err
+    assert [p.name for p in (tmp_path / "notes").iterdir()] == ["todo.txt"]
+
+
+def test_an_empty_store_setting_is_refused_by_name(
+    run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PAPERBOT_STORE= (a variable a script left empty) meant the working folder."""
+    monkeypatch.setenv("PAPERBOT_STORE", "")
+    run = run_cli("search", "anything")
+    assert run.code == 2 and run.err.startswith("paperbot: error: PAPERBOT_STORE='': ") and "names no folder" in run.err
 
 
 @pytest.mark.parametrize("command", [["search", "x"], ["ask", "x"], ["list"], ["triage", "x"], ["similar", "x"]])

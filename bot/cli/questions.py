@@ -158,12 +158,12 @@ def _run(
 
     asking = ctx.command.name == "ask"
     options = parsing.given(ctx)
+    if (query is None) == (queries is None):
+        raise QueryError(f"give either a {'question' if asking else 'query'} or --queries FILE.jsonl")
     settings = wiring.load_settings(options.store, options.chroma_url)
     wiring.require_store(settings)
     app = wiring.open_app(settings)
     previous = _previous(history, app) if asking else None
-    if (query is None) == (queries is None):
-        raise QueryError(f"give either a {'question' if asking else 'query'} or --queries FILE.jsonl")
     if queries is not None:
         return _batch(app, asking, queries, k, generator, previous)
     assert query is not None

@@ -45,13 +45,23 @@ def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
 
 
 def require_store(settings: Settings) -> None:
-    """Refuse a store folder that does not exist, for commands that only read one; a client of a
-    Chroma server needs none (the server holds the papers; the folder is made for its local copies).
+    """Refuse a store folder that does not exist or holds no store, for commands that only read one (they
+    write nothing there); a client of a Chroma server needs none (the server holds the papers; the folder
+    is made for its local copies).
 
     Example: no .paperbot/ here -> "no store at .paperbot: ...; run `paperbot ingest` first ..."
     """
-    if settings.store.is_dir() or settings.chroma_url is not None:
+    from bot.store import StorePaths
+
+    registry = StorePaths(settings.store).registry
+    if settings.chroma_url is not None or registry.is_file():
         return
+    # A folder without a registry is not opened: reading it would leave a store's files in it.
+    if settings.store.is_dir() and any(settings.store.iterdir()):
+        raise StoreError(
+            f"{settings.store} holds no paperbot store (no {registry.name} in it); check --store (or "
+            "PAPERBOT_STORE), or run `paperbot ingest` with it to make one there"
+        )
     # A mistyped --store must not leave an empty store behind, nor say only "the store is empty".
     if settings.store == type(settings).model_fields["store"].default:
         raise StoreError(

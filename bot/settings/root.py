@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
@@ -67,6 +68,16 @@ class Settings(BaseSettings):
     )
 
     store: Path = Field(Path(".paperbot"), description="Folder of the local store.")
+
+    @field_validator("store", mode="before")
+    @classmethod
+    def _names_a_folder(cls, value: Any) -> Any:
+        """An empty value (an unset shell variable in a script) would mean the working folder, and a store's
+        files would land wherever the command ran."""
+        if isinstance(value, str | Path) and not str(value).strip():
+            raise ValueError("names no folder; give the store's folder, or unset it for the default .paperbot/")
+        return value
+
     chroma_url: str | None = Field(
         None, description="http://host:port of a Chroma server to use instead of the local one."
     )
