@@ -183,6 +183,7 @@ def read_file(
         raise FormatError(f"{escaped(str(file))}: {why}; paperbot reads files of abstracts ({FORMATS})")
     kind = _kind(file)
     sink = warnings if warnings is not None else []
+    before = len(sink)
     # JSON lines are read as a stream, a line at a time: a 4 GB arXiv snapshot is never held as text.
     text = "" if kind == "jsonl" else decode(file, encoding, FORMATS, sink)
     if kind != "jsonl" and not text.strip():
@@ -201,6 +202,10 @@ def read_file(
     else:
         records = keep_records(_read_text(file, text, skip_bad, sink, limits), where)
     if not records and (where is None or where.left_out == left_out):  # none left out: none there
+        skipped = [w.removeprefix(SKIPPED) for w in sink[before:] if w.startswith(SKIPPED)]
+        if skipped:  # --skip-bad skipped every record: say why, as the error without it would have
+            more = f" (and {len(skipped) - 1:,} more skipped as bad)" if len(skipped) > 1 else ""
+            raise FormatError(f"no abstracts found: every record was skipped as bad; the first: {skipped[0]}{more}")
         raise FormatError(f"{file}: no abstracts found; {_format_hint(kind)}")
     return records
 

@@ -97,9 +97,12 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
     if abstract is None or not abstract.strip():
         empty = [f for f in ABSTRACT_FIELDS if f in obj]
         fields = ", ".join(sorted(obj)) or "none"
+        given = obj[empty[0]] if empty else None
         raise BadRecordError(
             where,
-            f"its '{empty[0]}' field is empty"
+            f"its '{empty[0]}' field is {_kind(given)}, not text"
+            if empty and not isinstance(given, str | type(None))
+            else f"its '{empty[0]}' field is empty"
             if empty
             else f"no 'abstract' or 'text' field with text (fields: {fields})",
             "add the abstract or remove the record",
@@ -207,6 +210,15 @@ def word_count(text: str) -> int:
     Example: word_count("NeurIPS 2026 论文列表") -> 6
     """
     return len(text.split()) + len(_CJK.findall(text))
+
+
+def _kind(value: Any) -> str:
+    """A JSON value that is not text, as a message shows it. Example: _kind(12345) -> '12345, a number';
+    _kind(["a"]) -> "['a'], a list"; _kind(True) -> 'true'"""
+    if isinstance(value, bool):
+        return str(value).lower()
+    kind = "a number" if isinstance(value, int | float) else "a list" if isinstance(value, list) else "an object"
+    return f"{_show(value)}, {kind}"
 
 
 def too_short(abstract: str) -> str | None:

@@ -373,3 +373,21 @@ def test_a_paragraph_too_short_to_be_an_abstract_is_kept_with_a_warning(tmp_path
         "an abstract"
         for line, shown in ((3, "1 word ('Short.')"), (7, "3 words ('No abstract available.')"))
     ]
+
+
+def test_an_abstract_that_is_not_text_is_named_for_what_it_is_and_skipping_every_record_says_why(
+    tmp_path: Path,
+) -> None:
+    """A number, list or object in 'abstract' was called "empty"; with --skip-bad, a file of only bad
+    records said "no abstracts found" and kept the reasons to itself (a fuzzing helper's finds)."""
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"abstract": 12345}\n{"abstract": ["a", "b"]}\n{"abstract": true}\n')
+    with pytest.raises(FormatError, match=r"x\.jsonl line 1: its 'abstract' field is 12345, a number, not text"):
+        read_file(path)
+    with pytest.raises(FormatError) as error:
+        read_file(path, skip_bad=True, warnings=[])
+    assert str(error.value).startswith(
+        f"no abstracts found: every record was skipped as bad; the first: {path} line 1: its 'abstract' field is "
+        "12345, a number, not text"
+    )
+    assert str(error.value).endswith("(and 2 more skipped as bad)")
