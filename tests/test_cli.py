@@ -453,3 +453,15 @@ def test_verbose_logs_each_step_of_a_search_and_an_answer_with_its_time(seeded_s
         assert re.search(step, run.stderr), (step, run.stderr)
     quiet = _paperbot("--store", seeded_store.store, "search", "Cal-SPI", cwd=tmp_path)
     assert quiet.returncode == 0 and "searched" not in quiet.stderr
+
+
+def test_a_misspelt_settings_variable_is_warned_about(
+    seeded_store: Settings, run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAPERBOT_RETREIVAL__K", "1")
+    run = run_cli("search", "GRPO", "--store", seeded_store.store, "--json")
+    assert run.code == 0 and len(run.json()["results"]) > 1  # ignored, as the warning says
+    assert (
+        "paperbot: warning: PAPERBOT_RETREIVAL__K names no setting and is ignored; did you mean "
+        "PAPERBOT_RETRIEVAL__K?" in run.err
+    )

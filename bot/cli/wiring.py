@@ -9,6 +9,7 @@ nothing and parses no arguments.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -28,8 +29,11 @@ if TYPE_CHECKING:
 
 def load_settings(store: Path | None, chroma_url: str | None) -> Settings:
     """The settings from the PAPERBOT_* environment, with the global options given on the line on top."""
+    from bot.cli.output import print_warnings
     from bot.settings import load_settings as load
+    from bot.settings import unknown_variables
 
+    print_warnings(unknown_variables(os.environ))
     overrides: dict[str, Any] = {}
     if store is not None:
         overrides["store"] = store

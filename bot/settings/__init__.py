@@ -9,7 +9,7 @@ generator), library (triage and its themes) and root (ui, and the Settings tree 
 
 from bot.settings.answer import AnswerSettings, CheckSettings, GeneratorSettings
 from bot.settings.library import ThemeSettings, TriageSettings
-from bot.settings.root import Settings, UISettings, load_settings
+from bot.settings.root import Settings, UISettings, load_settings, unknown_variables
 from bot.settings.search import RetrievalSettings
 from bot.settings.stored import ChunkSettings, EmbedSettings, LexicalSettings, StoreSettings
 
@@ -27,4 +27,5 @@ __all__ = [
     "TriageSettings",
     "UISettings",
     "load_settings",
+    "unknown_variables",
 ]

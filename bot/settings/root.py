@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +127,38 @@ class Settings(BaseSettings):
         default_factory=GeneratorSettings,  # type: ignore[arg-type]
         description="The language-model answer path.",
     )
+
+
+def _names(model: type[BaseModel], prefix: str = "") -> set[str]:
+    """Every variable name (after PAPERBOT_) a settings model reads: its fields, its sections whole, and
+    their fields. Example: _names(Settings) -> {'STORE', 'RETRIEVAL', 'RETRIEVAL__K', ...}"""
+    out = set()
+    for name, field in model.model_fields.items():
+        out.add(prefix + name.upper())
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            out |= _names(kind, f"{prefix}{name.upper()}__")
+    return out
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """What to say of each PAPERBOT_* variable in `environ` that names no setting (a misspelt one looks as
+    if it worked), with the nearest setting. Example: {"PAPERBOT_RETREIVAL__K": "1"} ->
+    ["PAPERBOT_RETREIVAL__K names no setting and is ignored; did you mean PAPERBOT_RETRIEVAL__K?"]"""
+    known = _names(Settings)
+    out = []
+    for key in sorted(environ):
+        name = key.upper().removeprefix("PAPERBOT_")
+        if not key.upper().startswith("PAPERBOT_") or name in known or name.startswith(_NOT_SETTINGS):
+            continue
+        near = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean PAPERBOT_{near[0]}?" if near else " (the modules of bot/settings/ list the settings)"
+        out.append(f"{key} names no setting and is ignored{hint}")
+    return out
+
+
+# Variables of paperbot's own test tools, not settings (tests/fuzz.py).
+_NOT_SETTINGS = ("FUZZ_",)
 
 
 def load_settings(**overrides: object) -> Settings:

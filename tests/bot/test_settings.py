@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 import bot.settings
 from bot.errors import SettingsError
-from bot.settings import Settings, load_settings
+from bot.settings import Settings, load_settings, unknown_variables
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -131,3 +131,23 @@ def test_no_tuning_float_outside_the_settings() -> None:
             if "settings" not in path.relative_to(ROOT).parts:
                 names = {m.group(0).split(" =")[0] for m in pattern.finditer(path.read_text(encoding="utf-8"))}
                 assert {(str(path.relative_to(ROOT)), n) for n in names} <= NOT_TUNING.keys(), path
+
+
+def test_a_misspelt_variable_is_named_with_the_nearest_setting() -> None:
+    """A misspelt name looked as if it worked (a fuzzing helper's find); real names, and the fuzz tests' own
+    variables, say nothing."""
+    said = unknown_variables(
+        {
+            "PAPERBOT_RETREIVAL__K": "1",
+            "PAPERBOT_RETRIEVAL__KK": "1",
+            "PAPERBOT_RETRIEVAL__K": "5",
+            "PAPERBOT_TRIAGE__THEMES__LONGEST_PHRASE": "3",
+            "PAPERBOT_UI__AUTH": "a:b",
+            "PAPERBOT_FUZZ_CASES": "10",
+            "HOME": "/root",
+        }
+    )
+    assert said == [
+        "PAPERBOT_RETREIVAL__K names no setting and is ignored; did you mean PAPERBOT_RETRIEVAL__K?",
+        "PAPERBOT_RETRIEVAL__KK names no setting and is ignored; did you mean PAPERBOT_RETRIEVAL__K?",
+    ]
