@@ -257,6 +257,18 @@ def test_query_and_queries_file_are_exclusive(command: str, tmp_path: Path, run_
         assert run.err.startswith("paperbot: error: give either a ")
 
 
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_an_empty_queries_file_is_an_error(
+    command: str, tmp_path: Path, run_cli: Callable[..., Any], seeded_store: Settings
+) -> None:
+    """It printed nothing and exited 0, as if every query had been answered (a fuzzing helper's find)."""
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n  \n")
+    run = run_cli(command, "--queries", path, "--store", seeded_store.store)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"paperbot: error: {path}: no queries in it")
+
+
 def test_missing_queries_file(tmp_path: Path, run_cli: Callable[..., Any], seeded_store: Settings) -> None:
     run = run_cli("search", "--queries", tmp_path / "nope.jsonl", "--store", seeded_store.store)
     assert run.code == 2

@@ -104,6 +104,8 @@ def _batch(app: App, asking: bool, path: Path, k: int | None, generator: str | N
     from bot.render.json import answer_json, search_json
 
     lines = _read_queries(path)
+    if not lines:  # an empty file said nothing and exited 0, as if every query had been answered
+        raise QueryError(f'{path}: no queries in it; write one JSON object a line, like {{"id": "q1", "text": "..."}}')
     # An empty batch raises what is wrong with the command itself (--k 0, an unknown generator), before
     # any line: said once, not on every line.
     if asking:
