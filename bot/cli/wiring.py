@@ -57,8 +57,10 @@ def require_store(settings: Settings) -> None:
     """
     from bot.store import StorePaths
 
-    registry = StorePaths(settings.store).registry
-    if settings.chroma_url is not None or registry.is_file():
+    paths = StorePaths(settings.store)
+    registry = paths.registry
+    # a store, or one its first ingest is making (the store says so: "still empty: an ingest ... is filling it")
+    if settings.chroma_url is not None or registry.is_file() or paths.lock.exists() or paths.chroma.is_dir():
         return
     # A folder without a registry is not opened: reading it would leave a store's files in it.
     if settings.store.is_dir() and any(settings.store.iterdir()):

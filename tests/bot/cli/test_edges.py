@@ -208,5 +208,8 @@ def test_any_queries_file_gives_one_output_line_per_line(
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass"))
     code, out, err = _in_process(["search", "--queries", str(path), "--k", "2", "--store", str(seeded_store.store)])
     outputs = [json.loads(line) for line in out.splitlines()]
+    if not any(line.strip() for line in path.read_text("utf-8", "replace").splitlines()):  # no query: said so
+        assert (code, out) == (2, "") and "no queries in it" in err
+        return
     assert all(("error" in o) != ("results" in o) for o in outputs)
     assert code == (2 if any("error" in o for o in outputs) else 0), err

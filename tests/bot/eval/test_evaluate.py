@@ -16,6 +16,8 @@ from bot.errors import FormatError, MissingPathError
 from bot.eval.data import read_beir, read_judgments, read_questions
 from bot.eval.metrics import hit_at_k, mrr_at_k, ndcg_at_k, recall_at_k, rrf
 from bot.eval.report import EvalReport
+from bot.settings import load_settings
+from bot.store import Store
 from bot.store.paths import StorePaths
 
 # Seven invented abstracts on unrelated topics; each query below paraphrases one of them.
@@ -351,5 +353,8 @@ def test_eval_errors_say_what_to_do(tmp_path: Path, beir_folder: Path, run_cli: 
     assert wrong.code == 2 and "--offtopic, --answers and --judged apply to question files" in wrong.err
     questions = _write_jsonl(tmp_path / "q.jsonl", [{"id": "z", "question": "Zebras?", "expected": ["zebra stripes"]}])
     (tmp_path / "store").mkdir()
+    folder = run_cli("eval", questions, "--store", tmp_path / "store")  # a folder, not a store: nothing written
+    assert folder.code == 3 and "no store at" in folder.err and not any((tmp_path / "store").iterdir())
+    Store.open(load_settings(store=tmp_path / "store")).close()  # an empty store
     empty = run_cli("eval", questions, "--store", tmp_path / "store")
     assert empty.code == 2 and "question z: no stored abstract contains 'zebra stripes'" in empty.err
