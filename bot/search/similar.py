@@ -54,6 +54,8 @@ def like_text(corpus: Corpus, text: str, chunk_vectors: np.ndarray, k: int, sett
     """The `k` papers nearest to pasted text, given the vectors of its chunks."""
     if len(chunk_vectors) == 0:
         raise QueryError("the pasted text has no words to compare; paste an abstract")
+    if not corpus.paper_ids:  # an empty list under "Papers like ..." said nothing of why
+        raise QueryError("the store is empty; run `paperbot ingest` first (no path: the bundled seeds)")
     sims = corpus.vectors.passage_match(chunk_vectors)
     head = " ".join(text.split()[:8])
     nearest = _top(corpus, sims, k, text, settings)

@@ -457,3 +457,14 @@ def test_an_acronym_topic_is_embedded_spelled_out_as_a_search_embeds_it(seeded_b
     labels = [p.paper.label for p in seeded_bot.triage("OPE").papers]
     assert "Q-MMR" in labels and "Integer allocation problem over context-action pairs" in labels
     assert seeded_bot.retriever().query_text("OPE") == "OPE (off-policy evaluation)"
+
+
+def test_similar_text_on_an_empty_store_says_to_ingest(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    """It printed "Papers like ...:" over an empty list and exited 0 (a fuzzing helper's find)."""
+    from bot.settings import load_settings
+    from bot.store import Store
+
+    Store.open(load_settings(store=tmp_path / "store")).close()
+    run = run_cli("similar", "--text", "we propose a method for graph learning", "--store", tmp_path / "store")
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith("paperbot: error: the store is empty; run `paperbot ingest` first")
