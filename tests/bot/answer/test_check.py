@@ -222,17 +222,7 @@ def test_a_sentence_taken_from_the_abstract_it_cites_is_embedded_as_that_sentenc
     """The extractive answer's sentences are its abstracts' own, reworded: checked by the vector every
     answer already has for the source sentence, not by embedding the rewording again. Cited to another
     paper, the same sentence is checked as written and fails."""
-    cure = _paper(seeded_bot, "Conservative Unlearning with soft-gating Regularization (CURE)")
-    ascpo = _paper(seeded_bot, "Absolute State-wise Constrained Policy Optimization (ASCPO)")
-    (source,) = [s for s in re.split(r"(?<=\.)\s+", cure.display) if s.startswith("We propose Conservative")]
-    reworded = "The authors propose" + source[len("We propose") :]
-    embedded: list[str] = []
-
-    def embed(texts: list[str]):
-        embedded.extend(texts)
-        return seeded_bot.embed(texts)
-
-    checker = Checker(embed, seeded_bot.settings.check)
+    cure, ascpo, source, reworded, embedded, checker = _cure_reworded(seeded_bot)
     own, other = checker.sentences(
         [AnswerSentence(reworded, (1,), source), AnswerSentence(reworded, (2,), source)],
         [Citation(1, cure), Citation(2, ascpo)],
@@ -249,17 +239,7 @@ def test_a_sentence_taken_from_the_abstract_it_cites_is_embedded_as_that_sentenc
 def test_claims_that_are_their_papers_own_sentences_embed_nothing_and_score_as_if_embedded(seeded_bot) -> None:
     """A sentence's best match in its own abstract is itself (similarity 1): checking an extractive answer
     embeds none of its papers' titles and sentences, and gives the support embedding them gives."""
-    cure = _paper(seeded_bot, "Conservative Unlearning with soft-gating Regularization (CURE)")
-    ascpo = _paper(seeded_bot, "Absolute State-wise Constrained Policy Optimization (ASCPO)")
-    (source,) = [s for s in re.split(r"(?<=\.)\s+", cure.display) if s.startswith("We propose Conservative")]
-    reworded = "The authors propose" + source[len("We propose") :]
-    embedded: list[str] = []
-
-    def embed(texts: list[str]):
-        embedded.extend(texts)
-        return seeded_bot.embed(texts)
-
-    checker = Checker(embed, seeded_bot.settings.check)
+    cure, ascpo, source, reworded, embedded, checker = _cure_reworded(seeded_bot)
     (own,) = checker.sentences([AnswerSentence(reworded, (1,), source)], [Citation(1, cure)])
     assert embedded == []
     vectors = seeded_bot.embed([source, *[s for s in re.split(r"(?<=\.)\s+", cure.display) if s]])
@@ -271,3 +251,19 @@ def test_claims_that_are_their_papers_own_sentences_embed_nothing_and_score_as_i
         [Citation(1, cure), Citation(2, ascpo)],
     )
     assert source not in embedded and reworded in embedded and ascpo.display.split(". ")[0] in " ".join(embedded)
+
+
+def _cure_reworded(seeded_bot):
+    """CURE and ASCPO, CURE's contribution sentence and its rewording as the composer writes it, and a
+    Checker recording every text it embeds (into the list returned)."""
+    cure = _paper(seeded_bot, "Conservative Unlearning with soft-gating Regularization (CURE)")
+    ascpo = _paper(seeded_bot, "Absolute State-wise Constrained Policy Optimization (ASCPO)")
+    (source,) = [s for s in re.split(r"(?<=\.)\s+", cure.display) if s.startswith("We propose Conservative")]
+    reworded = "The authors propose" + source[len("We propose") :]
+    embedded: list[str] = []
+
+    def embed(texts: list[str]):
+        embedded.extend(texts)
+        return seeded_bot.embed(texts)
+
+    return cure, ascpo, source, reworded, embedded, Checker(embed, seeded_bot.settings.check)
