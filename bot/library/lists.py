@@ -25,7 +25,10 @@ def resolve(papers: Mapping[str, Paper], refs: Iterable[str]) -> list[Paper]:
     Raises UnknownPaperError naming every ref that matches no paper or several.
     Example: resolve(papers, ["Cal-SPI", "3f9a2c"]) -> [Paper(label='Cal-SPI'), Paper(paper_id='3f9a2c...')]
     """
-    by_source = {p.source_id: p for p in papers.values() if p.source_id}
+    by_source: dict[str, list[Paper]] = {}
+    for p in papers.values():
+        if p.source_id:
+            by_source.setdefault(p.source_id, []).append(p)
     by_name: dict[str, list[Paper]] = {}
     for p in papers.values():
         for name in {p.label.casefold(), (p.title or "").casefold()} - {""}:
@@ -38,11 +41,9 @@ def resolve(papers: Mapping[str, Paper], refs: Iterable[str]) -> list[Paper]:
         if key in papers:
             found.append(papers[key])
             continue
-        if key in by_source:
-            found.append(by_source[key])
-            continue
+        # a source id two records share (one file's "id" given twice) names both: ambiguous, as a shared title is
         exact = [p for p in by_name.get(key.casefold(), []) if key in (p.label, p.title)]
-        matches = exact or by_name.get(key.casefold(), [])
+        matches = by_source.get(key) or exact or by_name.get(key.casefold(), [])
         if not matches and len(key) >= _MIN_PREFIX:
             matches = [p for pid, p in papers.items() if pid.startswith(key.lower())]
         if len(matches) == 1:

@@ -55,6 +55,13 @@ def test_resolve_names_every_unknown_and_ambiguous_ref(papers: dict[str, Paper])
     assert info.value.exit_code == 2
 
 
+def test_a_source_id_two_papers_share_is_ambiguous(papers: dict[str, Paper]) -> None:
+    """One file's "id" given twice named one of the two papers, silently (a fuzzing helper's find)."""
+    twin = paper("p444444eeeeee", "Twin", source_id="openreview-42")
+    with pytest.raises(UnknownPaperError, match=r"several papers match 'openreview-42' \(p222222bbb, p444444eee\)"):
+        resolve({**papers, twin.paper_id: twin}, ["openreview-42"])
+
+
 def test_lists_keep_order_ignore_duplicates_and_persist(tmp_path: Path, papers: dict[str, Paper]) -> None:
     registry = Registry(tmp_path)  # the lists share the registry's connection and must not disturb it
     registry.write(upsert=papers.values())
