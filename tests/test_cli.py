@@ -477,3 +477,19 @@ def test_a_misspelt_settings_variable_is_warned_about(
         "paperbot: warning: PAPERBOT_RETREIVAL__K names no setting and is ignored; did you mean "
         "PAPERBOT_RETRIEVAL__K?" in run.err
     )
+
+
+def test_a_queries_file_of_dash_is_standard_input(seeded_store: Settings, tmp_path: Path) -> None:
+    """`--queries -` said "-: cannot read the file", while `similar --text -` reads standard input."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    run = subprocess.run(
+        [sys.executable, "-m", "bot", "search", "--queries", "-", "--k", "1", "--store", str(seeded_store.store)],
+        input='{"id": "a", "text": "GRPO"}\n{"id": "b", "text": "safe reinforcement learning"}\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert [json.loads(line)["id"] for line in run.stdout.splitlines()] == ["a", "b"]

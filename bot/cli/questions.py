@@ -29,8 +29,8 @@ _HISTORY_HELP = (
     'oldest first, or of {"question": ..., "answer": <ask --json output>}; the last one is followed up'
 )
 _QUERIES_HELP = (
-    'JSONL file of {"id", "text"} to run as a batch; prints one JSON object a line, {"id", "error"} for a '
-    "line that cannot be run (then exits 2)"
+    'JSONL file of {"id", "text"} ("-": standard input) to run as a batch; prints one JSON object a line, '
+    '{"id", "error"} for a line that cannot be run (then exits 2)'
 )
 
 

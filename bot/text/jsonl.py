@@ -116,9 +116,10 @@ class Entry:
 
 
 def _text(path: Path, error: type[PaperbotError], where: str) -> str:
-    """The text of `path`, a byte that is not UTF-8 kept as a lone surrogate (for `clean` to count)."""
+    """The text of `path` ("-": standard input), a byte that is not UTF-8 kept as a lone surrogate (for
+    `clean` to count)."""
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except OSError as exc:
         raise error(f"{where}: cannot read the file ({exc.strerror}); check the path") from exc
     return data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
