@@ -95,18 +95,14 @@ def from_mapping(obj: dict[str, Any], file: Path, where: str, record: int, notes
         notes.add(Notes.REPLACED, f"{where}: '{name}' held {replaced_note(count)}")
     abstract = next((obj[f] for f in ABSTRACT_FIELDS if isinstance(obj.get(f), str) and obj[f].strip()), None)
     if abstract is None or not abstract.strip():
-        empty = [f for f in ABSTRACT_FIELDS if f in obj]
-        fields = ", ".join(sorted(obj)) or "none"
-        given = obj[empty[0]] if empty else None
-        raise BadRecordError(
-            where,
-            f"its '{empty[0]}' field is {_kind(given)}, not text"
-            if empty and not isinstance(given, str | type(None))
-            else f"its '{empty[0]}' field is empty"
-            if empty
-            else f"no 'abstract' or 'text' field with text (fields: {fields})",
-            "add the abstract or remove the record",
-        )
+        given = next((f for f in ABSTRACT_FIELDS if f in obj), None)
+        if given is None:
+            problem = f"no 'abstract' or 'text' field with text (fields: {', '.join(sorted(obj)) or 'none'})"
+        elif isinstance(obj[given], str | type(None)):
+            problem = f"its '{given}' field is empty"
+        else:
+            problem = f"its '{given}' field is {_kind(obj[given])}, not text"
+        raise BadRecordError(where, problem, "add the abstract or remove the record")
     abstract = abstract.strip()
     if len(abstract) > limits.record_chars:
         notes.add(Notes.CUT, f"{where}: {_cut_note(len(abstract), limits.record_chars)}")

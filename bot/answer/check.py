@@ -119,12 +119,13 @@ class Checker:
         apart = [(text, p.paper_id) for (_, p), text in zip(pairs, said, strict=True) if text not in units[p.paper_id]]
         claims = list(dict.fromkeys(text for text, _ in apart))
         compared = list(dict.fromkeys(pid for _, pid in apart))
-        vectors = self._embed(claims + [u for pid in compared for u in units[pid]]) if apart else None
-        claim_vec = dict(zip(claims, vectors[: len(claims)], strict=True)) if vectors is not None else {}
+        texts = claims + [u for pid in compared for u in units[pid]]
+        vectors = self._embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+        claim_vec = dict(zip(claims, vectors[: len(claims)], strict=True))
         paper_vecs: dict[str, np.ndarray] = {}
         start = len(claims)
         for pid in compared:
-            paper_vecs[pid] = vectors[start : start + len(units[pid])] if vectors is not None else np.zeros(0)
+            paper_vecs[pid] = vectors[start : start + len(units[pid])]
             start += len(units[pid])
         weight = self._settings.dense_weight
         known = {pid: set(tokenize(f"{p.title or ''} {p.display}")) for pid, p in papers.items()}
